@@ -1,0 +1,1 @@
+export type { ProtocolAdapter, Protocol, UpstreamTarget } from './protocol-adapter.js';

@@ -1,0 +1,54 @@
+import type { TurnError } from '../errors/turn-error.js';
+import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
+import type { Message } from '../types/message.js';
+import type { Prompt } from '../types/prompt.js';
+import type { TurnSettings } from '../types/turn-settings.js';
+
+export type Protocol = 'chat' | 'messages' | 'responses';
+
+/** Where and how to send a native request. */
+export interface UpstreamTarget {
+  /** e.g. `https://api.openai.com/v1` — the adapter appends its own path. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Extra headers (session ids, beta flags…). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Everything protocol-specific, as pure functions (ARCHITECTURE "adapter
+ * contract"). Adapters never retry, never decide recovery, never write stats.
+ */
+export interface ProtocolAdapter<NativeRequest extends object = Record<string, unknown>> {
+  readonly protocol: Protocol;
+
+  /** Neutral → native request (R7.1). */
+  buildRequest(prompt: Prompt, settings: TurnSettings): NativeRequest;
+  /** Native → neutral, lossless: `buildRequest(...parseRequest(x))` deep-equals `x` (R7.1). */
+  parseRequest(native: NativeRequest): { prompt: Prompt; settings: TurnSettings };
+  /** Appends neutral messages (e.g. a labelled checkpoint) to a native request, keeping everything else. */
+  appendMessages(native: NativeRequest, messages: Message[]): NativeRequest;
+  /** R4.5: keep tool declarations, disable calling in the protocol's own dialect. */
+  withToolsDisabled(native: NativeRequest): NativeRequest;
+  withMaxOutputTokens(native: NativeRequest, maxOutputTokens: number): NativeRequest;
+  getMaxOutputTokens(native: NativeRequest): number | undefined;
+  getModel(native: NativeRequest): string;
+  withModel(native: NativeRequest, model: string): NativeRequest;
+  /** Forces streaming on (and usage reporting where the protocol needs asking). */
+  withStreaming(native: NativeRequest): NativeRequest;
+
+  /** The HTTP request for a native body against an upstream. */
+  buildHttpRequest(native: NativeRequest, target: UpstreamTarget): { url: string; headers: Record<string, string>; body: string };
+
+  /**
+   * Native SSE bytes → neutral events, incrementally (R7.2). Never throws for
+   * bad data: an undecodable chunk becomes an `error` event. The last item is
+   * always `{ type: 'stream-end', terminalFrameSeen }`. Transport failures of
+   * the body stream itself propagate as thrown errors.
+   */
+  decodeStream(body: ReadableStream<Uint8Array>): AsyncIterable<DecodedStreamEvent>;
+  /** Neutral events → native SSE bytes the official SDKs parse (R7.3). */
+  encodeStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array>;
+  /** HTTP error response → R2 kind (R7.4). `body` is the raw text of the response body. */
+  classifyError(status: number, headers: Headers, body: string): TurnError;
+}

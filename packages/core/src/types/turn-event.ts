@@ -1,0 +1,54 @@
+import type { TurnError } from '../errors/turn-error.js';
+import type { FinishReason } from './finish-reason.js';
+import type { Usage } from './usage.js';
+
+/**
+ * Events streamed to the host, noun-verb named. Decoders produce the content
+ * events; runTurn and the agent loop add retry/recovery/lifecycle events.
+ * `id` ties start/delta/end of one block together within a segment.
+ */
+export type TurnEvent =
+  | { type: 'response-metadata'; responseId?: string; model?: string; createdAt?: number }
+  | { type: 'text-start'; id: string }
+  | { type: 'text-delta'; id: string; delta: string }
+  | { type: 'text-end'; id: string }
+  | { type: 'reasoning-start'; id: string; redacted?: boolean; encrypted?: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  | { type: 'reasoning-end'; id: string; signature?: string; encrypted?: string }
+  | { type: 'tool-call-start'; toolCallId: string; toolName: string }
+  | { type: 'tool-call-delta'; toolCallId: string; delta: string }
+  | { type: 'tool-call-end'; toolCallId: string; toolName: string; input: string }
+  /** Usage of the current segment so far; a later `usage` event replaces an earlier one. */
+  | { type: 'usage'; usage: Usage }
+  /** Only emitted when the protocol's terminal frame was seen. */
+  | { type: 'finish'; finishReason: FinishReason }
+  /** An in-stream error frame or an undecodable chunk; never thrown by a decoder. */
+  | { type: 'error'; error: TurnError }
+  /** R1.5: a retry is about to be waited for. */
+  | {
+      type: 'retry';
+      attempt: number;
+      delayMs: number;
+      kind: string;
+      code: string;
+      status: number | undefined;
+      attemptId: string;
+      previousAttemptId: string;
+    }
+  /** R1.11: unattended mode is still sleeping. */
+  | { type: 'heartbeat'; waitedMs: number; remainingMs: number }
+  /** R4: a recovery segment starts after a cut thinking stream. */
+  | { type: 'recovery-start'; recoveryId: string }
+  /** R3.8: a message already emitted from an abandoned attempt is retracted. */
+  | { type: 'tombstone'; messageId: string }
+  | { type: 'warning'; message: string };
+
+export type TurnEventType = TurnEvent['type'];
+
+/** The last item of every decoded stream: whether the protocol's terminal frame arrived (R7.2). */
+export interface StreamEnd {
+  type: 'stream-end';
+  terminalFrameSeen: boolean;
+}
+
+export type DecodedStreamEvent = TurnEvent | StreamEnd;

@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// Tests import workspace packages from source, so a test run never depends on
+// a stale dist/ (the build is checked separately by `check:package`).
+const packageSources: Record<string, string> = {
+  '@turnguard/core': 'packages/core/src/index.ts',
+  '@turnguard/adapter-chat': 'packages/adapter-chat/src/index.ts',
+  '@turnguard/adapter-messages': 'packages/adapter-messages/src/index.ts',
+  '@turnguard/adapter-responses': 'packages/adapter-responses/src/index.ts',
+  '@turnguard/stats': 'packages/stats/src/index.ts',
+  '@turnguard/testkit': 'packages/testkit/src/index.ts',
+};
+
+export default defineConfig({
+  resolve: {
+    alias: Object.fromEntries(
+      Object.entries(packageSources).map(([name, path]) => [
+        name,
+        fileURLToPath(new URL(path, import.meta.url)),
+      ]),
+    ),
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 20_000,
+  },
+});
