@@ -1,1 +1,3 @@
-export {};
+export { aggregateUsage, type AggregatedUsage } from './aggregate-usage.js';
+export { emptyUsage, isKnownCount } from './empty-usage.js';
+export { mergeUsageSnapshot } from './merge-usage-snapshot.js';
