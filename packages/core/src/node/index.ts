@@ -1,0 +1,1 @@
+export { createTempDirDebugDumpWriter, type TempDirDebugDumpWriterOptions } from './create-temp-dir-debug-dump-writer.js';
