@@ -1,1 +1,38 @@
-export {};
+export {
+  scenario,
+  ScenarioBuilder,
+  resolveScenario,
+  type ScenarioInput,
+  type CutOptions,
+  type ToolCallOptions,
+  type HttpErrorOptions,
+  type StreamErrorOptions,
+} from './scenario/builder.js';
+export type {
+  Scenario,
+  ScenarioStep,
+  ScenarioEnding,
+  ToolCallStep,
+  UsageSpec,
+  StreamErrorSpec,
+  HttpErrorSpec,
+  ChatDialect,
+  ChatFinishReason,
+  MessagesFinishReason,
+  ResponsesFinishReason,
+  FinishReasonOf,
+} from './scenario/scenario.js';
+export { makeFillerText } from './scenario/text-pieces.js';
+export { planReply, isStreamingRequest, type ReplyPlan, type PlanInput } from './wire/reply-plan.js';
+export { encodeRecord, type SseRecord } from './wire/sse.js';
+export { createMockUpstream, type MockUpstream } from './upstream/mock-upstream.js';
+export {
+  ScenarioQueue,
+  findRouteProtocol,
+  ROUTE_PATHS,
+  type RecordedRequest,
+  type DefaultScenarioFactory,
+  type UpstreamOptions,
+} from './upstream/upstream-state.js';
+export { startLoopbackUpstream, type LoopbackUpstream } from './loopback/loopback-upstream.js';
+export { releaseMockedResponseClones } from './upstream/release-clones.js';

@@ -1,0 +1,145 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Protocol } from '@turnguard/core';
+import type { ReplyPlan } from '../wire/reply-plan.js';
+import {
+  UpstreamState,
+  findRouteProtocol,
+  parseJsonBody,
+  type RecordedRequest,
+  type ScenarioQueue,
+  type UpstreamOptions,
+} from '../upstream/upstream-state.js';
+
+/**
+ * A real `node:http` upstream on 127.0.0.1 serving the same scenarios as the
+ * msw handlers. It exists because msw cannot drop a socket (toolchain
+ * pitfall 5): here `destroySocket()` really calls `res.socket.destroy()`, so
+ * fetch raises undici's own `TypeError: terminated`.
+ */
+export interface LoopbackUpstream {
+  /** `http://127.0.0.1:<port>/v1`: point an SDK's `baseURL` here. */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly chat: ScenarioQueue<'chat'>;
+  readonly messages: ScenarioQueue<'messages'>;
+  readonly responses: ScenarioQueue<'responses'>;
+  readonly requests: readonly RecordedRequest[];
+  requestsFor(protocol: Protocol): RecordedRequest[];
+  reset(): void;
+  /** Stops pending replies, closes every connection and the listener. */
+  close(): Promise<void>;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function flattenHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+export async function startLoopbackUpstream(options: UpstreamOptions = {}): Promise<LoopbackUpstream> {
+  const state = new UpstreamState(options);
+  const sockets = new Set<Socket>();
+  const timers = new Map<ReturnType<typeof setTimeout>, () => void>();
+  let closing = false;
+
+  const wait = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.set(timer, resolve);
+    });
+
+  const write = (response: ServerResponse, chunk: Uint8Array): Promise<void> =>
+    new Promise((resolve) => {
+      // The callback fires once the bytes are handed to the kernel, so a destroy that follows cannot drop them.
+      response.write(chunk, () => resolve());
+    });
+
+  async function playReply(response: ServerResponse, plan: ReplyPlan): Promise<void> {
+    if (plan.destroyBeforeHeaders) {
+      response.socket?.destroy();
+      return;
+    }
+    response.writeHead(plan.status, plan.headers);
+    response.flushHeaders();
+    for (const chunk of plan.chunks) {
+      if (plan.chunkDelayMs > 0) await wait(plan.chunkDelayMs);
+      if (closing || response.destroyed) return;
+      await write(response, chunk);
+    }
+    if (plan.end === 'destroy') response.socket?.destroy();
+    else response.end();
+  }
+
+  async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
+    const bodyText = await readBody(request);
+    const protocol = request.method === 'POST' ? findRouteProtocol(url.pathname) : undefined;
+    if (protocol === undefined) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: `testkit: no route for ${request.method ?? ''} ${url.pathname}`, type: 'not_found' } }));
+      return;
+    }
+    const recorded: RecordedRequest = {
+      protocol,
+      method: request.method ?? 'POST',
+      url: url.toString(),
+      headers: flattenHeaders(request),
+      body: parseJsonBody(bodyText),
+      bodyText,
+    };
+    await playReply(response, state.takeReply(recorded));
+  }
+
+  const server = createServer((request, response) => {
+    handleRequest(request, response).catch(() => {
+      // The client went away or the server is closing; there is nobody left to answer.
+      response.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    port,
+    chat: state.chat,
+    messages: state.messages,
+    responses: state.responses,
+    requests: state.requests,
+    requestsFor: (protocol) => state.requestsFor(protocol),
+    reset: () => state.reset(),
+    async close() {
+      closing = true;
+      for (const [timer, resolve] of timers) {
+        clearTimeout(timer);
+        resolve();
+      }
+      timers.clear();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}
