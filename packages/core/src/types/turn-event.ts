@@ -1,5 +1,6 @@
 import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from './finish-reason.js';
+import type { ProviderFields } from './provider-fields.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -15,7 +16,12 @@ export type TurnEvent =
   | { type: 'reasoning-start'; id: string; redacted?: boolean; encrypted?: string }
   | { type: 'reasoning-delta'; id: string; delta: string }
   | { type: 'reasoning-end'; id: string; signature?: string; encrypted?: string }
-  | { type: 'tool-call-start'; toolCallId: string; toolName: string }
+  /**
+   * `providerFields`: optional protocol facts a same-protocol encoder needs to
+   * re-emit the call faithfully (e.g. Responses item `id` and whether it was a
+   * `custom_tool_call`); other consumers ignore it.
+   */
+  | { type: 'tool-call-start'; toolCallId: string; toolName: string; providerFields?: ProviderFields }
   | { type: 'tool-call-delta'; toolCallId: string; delta: string }
   | { type: 'tool-call-end'; toolCallId: string; toolName: string; input: string }
   /** Usage of the current segment so far; a later `usage` event replaces an earlier one. */

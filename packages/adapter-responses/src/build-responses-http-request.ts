@@ -1,0 +1,21 @@
+import type { UpstreamTarget } from '@turnguard/core';
+import type { ResponseCreateParams } from 'openai/resources/responses/responses';
+
+/**
+ * The HTTP request for a Responses body: `POST {baseUrl}/responses` with a
+ * bearer key (openai-node `client.ts` `authHeaders`). Target headers are applied
+ * last so a host can override any of ours. Pure: the caller does the I/O.
+ */
+export function buildResponsesHttpRequest(
+  native: ResponseCreateParams,
+  target: UpstreamTarget,
+): { url: string; headers: Record<string, string>; body: string } {
+  const url = `${target.baseUrl.replace(/\/+$/, '')}/responses`;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: native.stream === true ? 'text/event-stream' : 'application/json',
+    ...(target.apiKey !== undefined ? { authorization: `Bearer ${target.apiKey}` } : {}),
+    ...target.headers,
+  };
+  return { url, headers, body: JSON.stringify(native) };
+}

@@ -1,0 +1,49 @@
+import type { DecodedStreamEvent } from '@turnguard/core';
+import { createParser } from 'eventsource-parser';
+import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
+
+/**
+ * Responses SSE bytes → neutral events, incrementally (R7.2): bytes → text
+ * (streaming UTF-8, so a split multi-byte character is never mangled) → SSE
+ * records (`eventsource-parser`) → `ResponsesStreamEventMapper`. The last item
+ * is always `{type:'stream-end', terminalFrameSeen}`. Bad data becomes an
+ * `error` event; only a failure of the body stream itself is thrown.
+ */
+export async function* decodeResponsesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+  const mapper = new ResponsesStreamEventMapper();
+  const pending: DecodedStreamEvent[] = [];
+  // The `event:` line repeats the JSON `type`, so only `data` is read (wire-formats §3.1).
+  const parser = createParser({ onEvent: (record) => pending.push(...mapper.mapRecord(record.data)) });
+  const textDecoder = new TextDecoder();
+  const reader = body.getReader();
+  let endsWithNewline = true;
+  let bodyFinished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        bodyFinished = true;
+        break;
+      }
+      const text = textDecoder.decode(value, { stream: true });
+      if (text !== '') endsWithNewline = text.endsWith('\n') || text.endsWith('\r');
+      parser.feed(text);
+      yield* pending.splice(0);
+    }
+    const rest = textDecoder.decode();
+    if (rest !== '') {
+      endsWithNewline = rest.endsWith('\n') || rest.endsWith('\r');
+      parser.feed(rest);
+    }
+    // A last record whose lines are complete but which lacks the closing blank
+    // line still counts; a record cut inside a line is dropped (it is a cut,
+    // which `terminalFrameSeen: false` already reports).
+    if (endsWithNewline) parser.feed('\n');
+    yield* pending.splice(0);
+    yield mapper.end();
+  } finally {
+    // A consumer that stops early (or a failed read) must not leave the upstream body open.
+    if (!bodyFinished) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
