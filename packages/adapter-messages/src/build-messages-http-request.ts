@@ -1,0 +1,35 @@
+import type { UpstreamTarget } from '@turnguard/core';
+import type { MessageCreateParams } from './messages-types.js';
+
+/** The API version every Messages request names (anthropic-sdk-typescript sends the same). */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+/**
+ * The HTTP request for a native body. `target.baseUrl` does NOT include
+ * `/v1`: it is what `new Anthropic({ baseURL })` takes (default
+ * `https://api.anthropic.com`; the SDK posts to `baseURL + '/v1/messages'`,
+ * src/resources/messages/messages.ts), so one value configures both. A
+ * trailing slash is ignored. See docs/decisions/0041.
+ *
+ * Extra headers from the target come last (beta flags, session ids), but
+ * cannot blank the credential or version. The body is sent as given.
+ */
+export function buildMessagesHttpRequest(
+  native: MessageCreateParams,
+  target: UpstreamTarget,
+): { url: string; headers: Record<string, string>; body: string } {
+  const url = `${target.baseUrl.replace(/\/+$/, '')}/v1/messages`;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: native.stream === true ? 'text/event-stream' : 'application/json',
+    'anthropic-version': ANTHROPIC_VERSION,
+    ...lowerCaseKeys(target.headers ?? {}),
+  };
+  if (target.apiKey !== undefined && target.apiKey !== '') headers['x-api-key'] = target.apiKey;
+  if (headers['anthropic-version'] === '') headers['anthropic-version'] = ANTHROPIC_VERSION;
+  return { url, headers, body: JSON.stringify(native) };
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([key, value]) => [key.toLowerCase(), value]));
+}

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import type { DecodedStreamEvent } from '@turnguard/core';
+import { decodeMessagesStream } from './messages-stream-decoder.js';
+import {
+  collectEvents,
+  createSeededRandom,
+  frameRecordedLines,
+  readMessagesFixtures,
+  streamOfBytes,
+  type RecordedStream,
+} from './testing/replay-fixtures.js';
+
+/** What the recording itself carries, computed from its lines (never typed by hand). */
+function expectationsOf(recording: RecordedStream) {
+  const records = recording.lines.map((line) => JSON.parse(line) as Record<string, any>);
+  let text = '';
+  let reasoning = '';
+  let signature: string | undefined;
+  const toolInputs = new Map<string, string>();
+  const toolIdByIndex = new Map<number, string>();
+  let stopReason: string | undefined;
+  const usage: Record<string, unknown> = {};
+  for (const record of records) {
+    if (record.type === 'message_start') Object.assign(usage, record.message.usage);
+    if (record.type === 'content_block_start') {
+      const block = record.content_block;
+      if (block.type === 'text') text += block.text;
+      if (block.type === 'tool_use') {
+        toolIdByIndex.set(record.index, block.id);
+        toolInputs.set(block.id, '');
+      }
+    }
+    if (record.type === 'content_block_delta') {
+      const delta = record.delta;
+      if (delta.type === 'text_delta') text += delta.text;
+      if (delta.type === 'thinking_delta') reasoning += delta.thinking;
+      if (delta.type === 'signature_delta') signature = delta.signature;
+      if (delta.type === 'input_json_delta') {
+        const id = toolIdByIndex.get(record.index) as string;
+        toolInputs.set(id, (toolInputs.get(id) ?? '') + delta.partial_json);
+      }
+    }
+    if (record.type === 'message_delta') {
+      stopReason = record.delta.stop_reason;
+      for (const [key, value] of Object.entries(record.usage ?? {})) if (value !== null) usage[key] = value;
+    }
+  }
+  // No-argument tools stream `partial_json: ""` only; that is the object `{}` (SDK, wire-formats §2.2).
+  for (const [id, input] of toolInputs) if (input === '') toolInputs.set(id, '{}');
+  return { text, reasoning, signature, toolInputs, stopReason, usage };
+}
+
+function summarise(events: DecodedStreamEvent[]) {
+  const toolInputs = new Map<string, string>();
+  let signature: string | undefined;
+  for (const event of events) {
+    if (event.type === 'tool-call-end') toolInputs.set(event.toolCallId, event.input);
+    if (event.type === 'reasoning-end' && event.signature !== undefined) signature = event.signature;
+  }
+  const usages = events.flatMap((event) => (event.type === 'usage' ? [event.usage] : []));
+  return {
+    text: events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join(''),
+    reasoning: events.map((event) => (event.type === 'reasoning-delta' ? event.delta : '')).join(''),
+    toolDeltas: events.map((event) => (event.type === 'tool-call-delta' ? event.delta : '')).join(''),
+    signature,
+    toolInputs,
+    finishes: events.flatMap((event) => (event.type === 'finish' ? [event.finishReason] : [])),
+    lastUsage: usages.at(-1),
+    errors: events.filter((event) => event.type === 'error'),
+    metadata: events.filter((event) => event.type === 'response-metadata'),
+    end: events.at(-1),
+  };
+}
+
+const fixtures = readMessagesFixtures();
+
+describe('recorded Messages streams replay faithfully (R7.2)', () => {
+  it('finds every recording', () => {
+    expect(fixtures.map((fixture) => fixture.name)).toEqual([
+      'anthropic-clear-thinking.1',
+      'anthropic-json-tool.1',
+      'anthropic-message-delta-input-tokens',
+      'anthropic-refusal',
+      'anthropic-text',
+      'anthropic-tool-no-args',
+      'duplicate-message-start',
+    ]);
+  });
+
+  describe.each(fixtures)('$name', (recording) => {
+    const wire = frameRecordedLines(recording.lines);
+    const expected = expectationsOf(recording);
+
+    it('yields the recorded text, thinking, signature, tool arguments, finish and usage', async () => {
+      const summary = summarise(await collectEvents(decodeMessagesStream(streamOfBytes(wire))));
+      expect(summary.text).toBe(expected.text);
+      expect(summary.reasoning).toBe(expected.reasoning);
+      expect(summary.signature).toBe(expected.signature);
+      expect(summary.toolInputs).toEqual(expected.toolInputs);
+      expect(summary.finishes).toHaveLength(1);
+      expect(summary.finishes[0]?.raw).toBe(expected.stopReason);
+      expect(summary.errors).toEqual([]);
+      // R5.1: the last usage holds the recording's final counters, unknown ones stay undefined.
+      const usage = expected.usage as Record<string, number | undefined>;
+      expect(summary.lastUsage).toMatchObject({
+        inputTokens: usage['input_tokens'],
+        outputTokens: usage['output_tokens'],
+        cachedInputTokens: usage['cache_read_input_tokens'],
+        cacheCreationInputTokens: usage['cache_creation_input_tokens'],
+      });
+      // The duplicate message_start quirk must not produce a second metadata event.
+      expect(summary.metadata).toHaveLength(1);
+      expect(summary.end).toEqual({ type: 'stream-end', terminalFrameSeen: true });
+    });
+
+    it('reports no terminal frame when cut after any earlier line, and never throws', async () => {
+      for (let kept = 0; kept < recording.lines.length; kept += 1) {
+        const events = await collectEvents(decodeMessagesStream(streamOfBytes(frameRecordedLines(recording.lines.slice(0, kept)))));
+        expect(events.at(-1), `cut after ${kept} lines`).toEqual({ type: 'stream-end', terminalFrameSeen: false });
+        expect(events.some((event) => event.type === 'finish'), `cut after ${kept} lines`).toBe(false);
+      }
+    });
+
+    it('reports no terminal frame when the last record is not closed by its blank line', async () => {
+      const events = await collectEvents(decodeMessagesStream(streamOfBytes(wire.slice(0, -1))));
+      expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false });
+    });
+
+    it('gives identical events for random byte splits (UTF-8 characters included)', async () => {
+      const whole = await collectEvents(decodeMessagesStream(streamOfBytes(wire)));
+      const byteLength = new TextEncoder().encode(wire).length;
+      for (let seed = 1; seed <= 25; seed += 1) {
+        const random = createSeededRandom(seed);
+        const cuts = Array.from({ length: 1 + Math.floor(random() * 40) }, () => Math.floor(random() * byteLength));
+        const split = await collectEvents(decodeMessagesStream(streamOfBytes(wire, cuts)));
+        expect(split, `seed ${seed}`).toEqual(whole);
+      }
+    });
+  });
+});

@@ -1,0 +1,224 @@
+import type { TurnError, TurnEvent, Usage } from '@turnguard/core';
+import { convertUsageToMessages } from './convert-messages-usage.js';
+import { mapFinishReasonToMessages } from './map-messages-stop-reason.js';
+import type { NativeRecord } from './messages-types.js';
+
+export interface EncodeMessagesStreamOptions {
+  /** Message id when the events carry no `response-metadata` id. */
+  generateMessageId?: () => string;
+  /** Model name when the events carry none. */
+  fallbackModel?: string;
+}
+
+type EncodedBlock = { index: number; kind: 'text' | 'thinking' | 'redacted' | 'tool'; sentInput: boolean };
+
+/** Anthropic `error.type` for each R2 kind (SDK src/resources/shared.ts ErrorType). */
+function errorTypeOf(error: TurnError): string {
+  switch (error.kind) {
+    case 'overloaded':
+      return 'overloaded_error';
+    case 'rate_limit':
+      return 'rate_limit_error';
+    case 'auth':
+      return 'authentication_error';
+    case 'refused_region':
+      return 'permission_error';
+    case 'timeout':
+      return 'timeout_error';
+    case 'media_too_large':
+    case 'prompt_too_long':
+    case 'invalid_request':
+    case 'content_filter':
+    case 'max_output_tokens':
+      return 'invalid_request_error';
+    case 'server':
+    case 'transport':
+    case 'stream_cut':
+    case 'aborted':
+      return 'api_error';
+    default: {
+      const _exhaustive: never = error.kind;
+      return String(_exhaustive);
+    }
+  }
+}
+
+/**
+ * Neutral events → Messages SSE records (R7.3): `event: <type>\ndata: <json>\n\n`,
+ * the framing anthropic-sdk-typescript's Stream.fromSSEResponse reads.
+ *
+ * - `message_start` is sent lazily, at the first event that needs it, so the
+ *   id/model of `response-metadata` and the first usage can go in it.
+ * - Blocks get indices in the order they start; neutral ids from another
+ *   protocol may interleave, which the SDK accumulates by index.
+ * - A finish closes open blocks, then sends `message_delta` (stop_reason and
+ *   the known usage only, R5.3) and `message_stop`. The stop_sequence text and
+ *   refusal `stop_details` are not in neutral events and go out as null/absent.
+ * - An error becomes `event: error` and ends the encoded stream, as upstream does.
+ * - A stream that ends with no finish ends without a terminal frame: a cut is
+ *   relayed as a cut, never disguised as a normal stop.
+ */
+export class MessagesStreamEncoder {
+  readonly #options: EncodeMessagesStreamOptions;
+  readonly #blocks = new Map<string, EncodedBlock>();
+  #nextIndex = 0;
+  #messageId: string | undefined;
+  #model: string | undefined;
+  #usage: Usage | undefined;
+  #messageStarted = false;
+  #closed = false;
+
+  constructor(options: EncodeMessagesStreamOptions = {}) {
+    this.#options = options;
+  }
+
+  /** One neutral event → SSE text (often empty). */
+  encodeEvent(event: TurnEvent): string {
+    if (this.#closed) return '';
+    switch (event.type) {
+      case 'response-metadata':
+        if (!this.#messageStarted) {
+          this.#messageId = event.responseId ?? this.#messageId;
+          this.#model = event.model ?? this.#model;
+        }
+        return '';
+      case 'usage':
+        this.#usage = event.usage;
+        return '';
+      case 'text-start':
+        return this.#startBlock(event.id, 'text', { type: 'text', text: '' });
+      case 'text-delta':
+        return this.#delta(event.id, { type: 'text_delta', text: event.delta });
+      case 'reasoning-start':
+        return event.redacted === true
+          ? this.#startBlock(event.id, 'redacted', { type: 'redacted_thinking', data: event.encrypted ?? '' })
+          : this.#startBlock(event.id, 'thinking', { type: 'thinking', thinking: '', signature: '' });
+      case 'reasoning-delta':
+        return this.#delta(event.id, { type: 'thinking_delta', thinking: event.delta });
+      case 'reasoning-end': {
+        const block = this.#blocks.get(event.id);
+        const signature =
+          block?.kind === 'thinking' && event.signature !== undefined
+            ? this.#delta(event.id, { type: 'signature_delta', signature: event.signature })
+            : '';
+        return signature + this.#stopBlock(event.id);
+      }
+      case 'tool-call-start':
+        return this.#startBlock(event.toolCallId, 'tool', { type: 'tool_use', id: event.toolCallId, name: event.toolName, input: {} });
+      case 'tool-call-delta':
+        return this.#delta(event.toolCallId, { type: 'input_json_delta', partial_json: event.delta });
+      case 'tool-call-end': {
+        const block = this.#blocks.get(event.toolCallId);
+        // Arguments that arrived whole (no deltas) are sent as one fragment before the stop.
+        const input = block !== undefined && !block.sentInput && event.input !== '' ? this.#delta(event.toolCallId, { type: 'input_json_delta', partial_json: event.input }) : '';
+        return input + this.#stopBlock(event.toolCallId);
+      }
+      case 'text-end':
+        return this.#stopBlock(event.id);
+      case 'finish':
+        return this.#finish(mapFinishReasonToMessages(event.finishReason));
+      case 'error':
+        this.#closed = true;
+        return frame('error', { type: 'error', error: { type: errorTypeOf(event.error), message: event.error.message } });
+      case 'heartbeat':
+        // R1.11: keeps the host's connection alive during a long wait; the SDK skips pings.
+        return frame('ping', { type: 'ping' });
+      case 'retry':
+      case 'recovery-start':
+      case 'tombstone':
+      case 'warning':
+        // Lifecycle events have no Messages wire form.
+        return '';
+      default: {
+        const _exhaustive: never = event;
+        return String(_exhaustive);
+      }
+    }
+  }
+
+  #ensureMessageStart(): string {
+    if (this.#messageStarted) return '';
+    this.#messageStarted = true;
+    const id = this.#messageId ?? this.#options.generateMessageId?.() ?? `msg_turnguard_${Date.now().toString(36)}`;
+    const message = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: this.#model ?? this.#options.fallbackModel ?? 'unknown',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: convertUsageToMessages(this.#usage),
+    };
+    return frame('message_start', { type: 'message_start', message });
+  }
+
+  #startBlock(id: string, kind: EncodedBlock['kind'], contentBlock: NativeRecord): string {
+    if (this.#blocks.has(id)) return '';
+    const start = this.#ensureMessageStart();
+    const block: EncodedBlock = { index: this.#nextIndex, kind, sentInput: false };
+    this.#nextIndex += 1;
+    this.#blocks.set(id, block);
+    return start + frame('content_block_start', { type: 'content_block_start', index: block.index, content_block: contentBlock });
+  }
+
+  #delta(id: string, delta: NativeRecord): string {
+    const block = this.#blocks.get(id);
+    if (block === undefined) return '';
+    if (delta['type'] === 'input_json_delta') block.sentInput = true;
+    return frame('content_block_delta', { type: 'content_block_delta', index: block.index, delta });
+  }
+
+  #stopBlock(id: string): string {
+    const block = this.#blocks.get(id);
+    if (block === undefined) return '';
+    this.#blocks.delete(id);
+    return frame('content_block_stop', { type: 'content_block_stop', index: block.index });
+  }
+
+  #finish(stopReason: string): string {
+    let text = this.#ensureMessageStart();
+    for (const id of [...this.#blocks.keys()]) text += this.#stopBlock(id);
+    text += frame('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: convertUsageToMessages(this.#usage),
+    });
+    text += frame('message_stop', { type: 'message_stop' });
+    this.#closed = true;
+    return text;
+  }
+}
+
+function frame(eventType: string, data: unknown): string {
+  return `event: ${eventType}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Neutral events → a byte stream of Messages SSE, produced as the events arrive (R7.3, R8.2). */
+export function encodeMessagesStream(
+  events: AsyncIterable<TurnEvent>,
+  options: EncodeMessagesStreamOptions = {},
+): ReadableStream<Uint8Array> {
+  const encoder = new MessagesStreamEncoder(options);
+  const bytes = new TextEncoder();
+  const iterator = events[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done === true) {
+          controller.close();
+          return;
+        }
+        const text = encoder.encodeEvent(next.value);
+        if (text !== '') {
+          controller.enqueue(bytes.encode(text));
+          return;
+        }
+      }
+    },
+    async cancel(reason) {
+      await iterator.return?.(reason);
+    },
+  });
+}
