@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `cli` is the `turnguard-stats` bin (dist/cli.js); tsup keeps its shebang.
+  entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
