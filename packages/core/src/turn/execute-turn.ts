@@ -1,0 +1,350 @@
+import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import { TurnError } from '../errors/turn-error.js';
+import { withRetry, type AttemptContext, type RetryOptions } from '../retry/index.js';
+import { buildRecoveryRequest } from './build-recovery-request.js';
+import { buildSegmentRecord, buildUsageSample, pickKnownUsage } from './build-segment-record.js';
+import { decideRecovery, type RecoveryDecision } from './decide-recovery.js';
+import { countPromptTextBytes } from './estimate-context-tokens.js';
+import type { EventChannel } from './event-channel.js';
+import { judgeSegmentAttempt, type SegmentVerdict } from './judge-segment-attempt.js';
+import type { StreamRecoveryConfig } from './recovery-config.js';
+import { armTimer, pickSegmentTimeLimit } from './segment-deadline.js';
+import { sendSegmentRequest, type FetchFunction, type SegmentAttempt } from './send-segment-request.js';
+import type { StatsSink } from './stats-sink.js';
+import { finishTurn, recoveryFailure, type TurnEnding } from './finish-turn.js';
+import { readModel, TurnState } from './turn-state.js';
+import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
+
+export interface TurnEngineOptions<Native extends object> {
+  adapter: ProtocolAdapter<Native>;
+  request: Native;
+  target: UpstreamTarget;
+  fetch: FetchFunction;
+  retry: RetryOptions;
+  recovery: StreamRecoveryConfig;
+  signal: AbortSignal | undefined;
+  stats: StatsSink | undefined;
+  now: () => number;
+  createId: () => string;
+  requestIdHeader: string;
+  inputWarnings: readonly string[];
+}
+
+interface SampleRecovery {
+  recoveryId?: string;
+  recoveryScheduled?: boolean;
+  recovered?: boolean;
+}
+
+/** One physical request's result as the engine keeps it until its sample is recorded. */
+interface SegmentRun {
+  requestId: string;
+  attempt: SegmentAttempt;
+  verdict: SegmentVerdict | undefined;
+  record: SegmentRecord;
+}
+
+/**
+ * The logical turn (R4): segment 1 under `withRetry` (R1), at most one
+ * recovery segment for a cut thinking stream, then exactly one final event,
+ * one `recordTurn` and a `TurnResult`. Never rejects.
+ */
+export async function executeTurn<Native extends object>(
+  options: TurnEngineOptions<Native>,
+  channel: EventChannel,
+  state: TurnState,
+): Promise<TurnResult> {
+  const { adapter, request, now, recovery } = options;
+  const turnStartedAt = now();
+  const protocol = adapter.protocol;
+  const model = readModel(adapter, request);
+  for (const warning of options.inputWarnings) state.addWarning(warning);
+
+  const onHostAbort = (): void => state.stop({ by: 'host-signal', reason: options.signal?.reason });
+  if (options.signal?.aborted) onHostAbort();
+  else options.signal?.addEventListener('abort', onHostAbort, { once: true });
+
+  // R4.7: the whole-turn limit runs from segment 1's start; `streamRecovery: false` → no client-side limit (R4.8).
+  const turnDeadlineAt = recovery.enabled ? turnStartedAt + recovery.turnTimeoutMs : undefined;
+  let disarm = (): void => undefined;
+  const armSegmentLimit = (segmentIndex: 0 | 1): void => {
+    disarm();
+    if (!recovery.enabled || turnDeadlineAt === undefined) return;
+    const limit = pickSegmentTimeLimit(
+      segmentIndex,
+      now(),
+      turnDeadlineAt,
+      recovery.turnTimeoutMs,
+      recovery.recoverySegmentTimeoutMs,
+    );
+    disarm = armTimer(limit.firesAt - now(), () => state.stop({ by: 'time-limit', segmentIndex, limit }));
+  };
+
+  // The warnings snapshot is taken when the sample is recorded; it never changes afterwards (R4.11).
+  const recordSample = (record: SegmentRecord, extra: SampleRecovery): void => {
+    state.recordUsage(
+      buildUsageSample(record, {
+        protocol,
+        model,
+        warnings: state.warnings,
+        recoveryId: extra.recoveryId,
+        recoveryScheduled: extra.recoveryScheduled ?? false,
+        recovered: extra.recovered ?? false,
+      }),
+    );
+  };
+
+  const runSegment = async (
+    segmentIndex: 0 | 1,
+    native: Native,
+    requestId: string,
+    signal: AbortSignal,
+  ): Promise<SegmentRun> => {
+    const attempt = await sendSegmentRequest({
+      adapter,
+      native: adapter.withStreaming(native),
+      target: options.target,
+      fetch: options.fetch,
+      requestId,
+      requestIdHeader: options.requestIdHeader,
+      signal,
+      now,
+      deliver: (event) => channel.deliver(event),
+      onWarning: (message) => state.addWarning(message),
+      onMetadata: (event) => state.noteMetadata(event),
+      forwardToolCalls: segmentIndex === 0,
+      blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
+    });
+    const aborted =
+      attempt.stage === 'aborted-before-response' || (attempt.stage === 'streamed' && attempt.facts.end === 'aborted');
+    if (aborted) {
+      const error = state.stopError() ?? new TurnError({ kind: 'aborted', message: 'The request was aborted.' });
+      const outcome = error.kind === 'aborted' ? 'aborted' : 'timeout';
+      const record = buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode: error.code });
+      return { requestId, attempt, verdict: { kind: 'failed', error, facts: undefined }, record };
+    }
+    const verdict = judgeSegmentAttempt(attempt);
+    const outcome = verdict.kind === 'ok' ? 'ok' : verdict.kind === 'cut' ? 'cut' : 'error';
+    const errorCode =
+      verdict.kind === 'failed' ? verdict.error.code : verdict.kind === 'cut' ? 'STREAM_CUT' : undefined;
+    return {
+      requestId,
+      attempt,
+      verdict,
+      record: buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode }),
+    };
+  };
+
+  const end = (ending: TurnEnding): TurnResult => {
+    disarm();
+    options.signal?.removeEventListener('abort', onHostAbort);
+    options.retry.signal?.removeEventListener('abort', onHostAbort);
+    return finishTurn(ending, { state, protocol, model, turnStartedAt, now });
+  };
+
+  // Segment 1 with R1 retries. Failed attempts are recorded at once; the
+  // final ok/cut attempt waits for the recovery decision (recoveryScheduled).
+  let first: SegmentRun;
+  try {
+    armSegmentLimit(0);
+    const { deadlineAt: hostDeadlineAt, onRetry: hostOnRetry, onHeartbeat: hostOnHeartbeat } = options.retry;
+    options.retry.signal?.addEventListener('abort', onHostAbort, { once: true });
+    first = await withRetry(
+      async (context: AttemptContext) => {
+        const native =
+          context.maxOutputTokensOverride === undefined
+            ? request
+            : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
+        const run = await runSegment(0, native, context.attemptId, AbortSignal.any([state.signal, context.signal]));
+        state.segments.push(run.record);
+        if (run.verdict?.kind === 'failed') {
+          recordSample(run.record, {});
+          throw run.verdict.error;
+        }
+        return run;
+      },
+      {
+        ...options.retry,
+        signal: state.signal,
+        now,
+        createAttemptId: options.retry.createAttemptId ?? options.createId,
+        deadlineAt: minDefined(hostDeadlineAt, turnDeadlineAt),
+        onRetry: (event) => {
+          channel.post({ type: 'retry', ...event });
+          hostOnRetry?.(event);
+        },
+        onHeartbeat: (event) => {
+          channel.post({ type: 'heartbeat', waitedMs: event.waitedMs, remainingMs: event.remainingMs });
+          hostOnHeartbeat?.(event);
+        },
+      },
+    );
+  } catch (thrown) {
+    // withRetry turns anything thrown during an abort into ABORTED; the stop cause says which limit or abort it was.
+    const error = state.stopError() ?? (TurnError.isInstance(thrown) ? thrown : toUnexpectedError(thrown));
+    return end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: undefined });
+  }
+
+  try {
+    const firstVerdict = first.verdict as Exclude<SegmentVerdict, { kind: 'failed' }>;
+    if (firstVerdict.kind === 'ok') {
+      recordSample(first.record, {});
+      return end({
+        error: undefined,
+        finishReason: firstVerdict.facts.finishReason,
+        recovery: undefined,
+        recoverySkipped: undefined,
+      });
+    }
+
+    // Segment 1 was cut after output reached the host: recover once, or STREAM_CUT.
+    const facts = firstVerdict.facts;
+    const decision = decideSegmentRecovery(options, facts, state, now(), turnDeadlineAt);
+    if (!decision.recover) {
+      recordSample(first.record, {});
+      const error = recoveryFailure(
+        `The stream ended without a finish frame after output reached the host; no recovery (${decision.reason}).`,
+        {
+          recoverySkipped: decision.reason,
+        },
+      );
+      return end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: decision.reason });
+    }
+
+    const recoveryId = options.createId();
+    recordSample(first.record, { recoveryId, recoveryScheduled: true });
+    const turnRecovery: TurnRecovery = {
+      recoveryId,
+      recovered: false,
+      capacityCheck: decision.capacityCheck,
+      maxOutputTokens: decision.maxOutputTokens,
+    };
+    const recoveryRequest = buildRecoveryRequest(adapter, request, facts.reasoningText, decision.maxOutputTokens);
+    try {
+      await channel.deliver({ type: 'recovery-start', recoveryId });
+    } catch {
+      // The host stopped iterating: handled by the stop cause below.
+    }
+    // R4.9 / R8.4: an abort between segments prevents the recovery request.
+    const stoppedBetween = state.stopError();
+    if (stoppedBetween !== undefined) {
+      return end({
+        error: stoppedBetween,
+        finishReason: undefined,
+        recovery: turnRecovery,
+        recoverySkipped: undefined,
+      });
+    }
+
+    armSegmentLimit(1);
+    // The recovery segment is sent once and never retried: a third request is never made (issue 4 row 7).
+    const second = await runSegment(1, recoveryRequest, options.createId(), state.signal);
+    state.segments.push(second.record);
+    const secondVerdict = second.verdict;
+    const recovered =
+      secondVerdict?.kind === 'ok' && secondVerdict.facts.nonWhitespaceText && secondVerdict.facts.terminalFrameSeen;
+    turnRecovery.recovered = recovered === true;
+    recordSample(second.record, { recoveryId, recoveryScheduled: true, recovered: turnRecovery.recovered });
+    if (secondVerdict?.kind === 'ok' && recovered) {
+      return end({
+        error: undefined,
+        finishReason: secondVerdict.facts.finishReason,
+        recovery: turnRecovery,
+        recoverySkipped: undefined,
+      });
+    }
+    return end({
+      error: describeRecoveryFailure(secondVerdict),
+      finishReason: undefined,
+      recovery: turnRecovery,
+      recoverySkipped: undefined,
+    });
+  } catch (thrown) {
+    // An adapter that throws while building or reading the recovery must not leave the turn unrecorded.
+    return end({
+      error: state.stopError() ?? toUnexpectedError(thrown),
+      finishReason: undefined,
+      recovery: undefined,
+      recoverySkipped: undefined,
+    });
+  }
+}
+
+function decideSegmentRecovery<Native extends object>(
+  options: TurnEngineOptions<Native>,
+  facts: Extract<SegmentVerdict, { kind: 'cut' }>['facts'],
+  state: TurnState,
+  nowMs: number,
+  turnDeadlineAt: number | undefined,
+): RecoveryDecision {
+  const { adapter, request, recovery } = options;
+  // An input the adapter cannot read back fails a known-window capacity check (conservative).
+  let inputTextBytes: number | undefined;
+  try {
+    const { prompt, settings } = adapter.parseRequest(request);
+    inputTextBytes = countPromptTextBytes(prompt, settings.tools);
+  } catch {
+    inputTextBytes = undefined;
+  }
+  let hostMaxOutputTokens: number | undefined;
+  try {
+    hostMaxOutputTokens = adapter.getMaxOutputTokens(request);
+  } catch {
+    hostMaxOutputTokens = undefined;
+  }
+  const segmentOutputTokens = pickKnownUsage(facts.usage).outputTokens;
+  return decideRecovery({
+    config: recovery,
+    segmentEnd: facts.end === 'eof' && !facts.terminalFrameSeen ? 'eof-without-terminal' : 'other',
+    reasoningText: facts.reasoningText,
+    textProduced: facts.textProduced,
+    toolCallProduced: facts.toolCallProduced,
+    segmentOutputTokens,
+    recoveriesSoFar: 0,
+    aborted: state.stopped !== undefined,
+    nowMs,
+    turnDeadlineAt,
+    hostMaxOutputTokens,
+    inputTextBytes,
+  });
+}
+
+/** R4.9: every recovery failure is STREAM_CUT (not retryable); an abort stays ABORTED; a time limit is named. */
+function describeRecoveryFailure(verdict: SegmentVerdict | undefined): TurnError {
+  if (verdict === undefined) return recoveryFailure('The recovery segment failed.', {});
+  switch (verdict.kind) {
+    case 'ok':
+      return recoveryFailure('The recovery segment ended without non-whitespace text; the turn was not recovered.', {
+        recoveryFailure: 'no-text',
+      });
+    case 'cut':
+      return recoveryFailure('The recovery segment was cut again before its finish frame.', { recoveryFailure: 'cut' });
+    case 'failed':
+      if (verdict.error.kind === 'aborted' || verdict.error.code === 'STREAM_CUT') return verdict.error;
+      return recoveryFailure(
+        `The recovery segment failed (${verdict.error.code}).`,
+        { recoveryFailure: 'error' },
+        verdict.error,
+      );
+    default: {
+      const _exhaustive: never = verdict;
+      return _exhaustive;
+    }
+  }
+}
+
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+function toUnexpectedError(thrown: unknown): TurnError {
+  return new TurnError({
+    kind: 'server',
+    code: 'UNKNOWN',
+    retryable: false,
+    message: 'Unexpected failure in runTurn.',
+    cause: thrown,
+  });
+}

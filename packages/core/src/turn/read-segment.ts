@@ -1,0 +1,200 @@
+import type { TurnError } from '../errors/turn-error.js';
+import type { FinishReason } from '../types/finish-reason.js';
+import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
+import type { Usage } from '../types/usage.js';
+import { raceAbort } from './race-abort.js';
+
+export type SegmentEnd = 'terminal' | 'eof' | 'stream-error' | 'transport-error' | 'aborted';
+
+/** What one streamed segment did. `reasoningText` stays in memory only (R4.10). */
+export interface SegmentFacts {
+  end: SegmentEnd;
+  terminalFrameSeen: boolean;
+  finishReason: FinishReason | undefined;
+  /** The last usage the segment reported (later usage replaces earlier, R7.2). */
+  usage: Usage | undefined;
+  reasoningText: string;
+  textProduced: boolean;
+  nonWhitespaceText: boolean;
+  toolCallProduced: boolean;
+  /** Some content event of this segment was consumed by the host. */
+  outputConsumed: boolean;
+  streamError: TurnError | undefined;
+  transportError: unknown;
+  firstOutputAt: number | undefined;
+  lastOutputAt: number | undefined;
+}
+
+export interface ReadSegmentOptions {
+  events: AsyncIterable<DecodedStreamEvent>;
+  signal: AbortSignal;
+  /** Hands an event to the host; resolves once consumed. */
+  deliver(event: TurnEvent): Promise<void>;
+  onWarning(message: string): void;
+  /** The segment's response metadata; runTurn shows the first one of the turn only. */
+  onMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
+  now(): number;
+  /** R4.5: the recovery segment's tool calls are never handed to the host. */
+  forwardToolCalls: boolean;
+  /** Keeps block ids of different segments apart for the host. */
+  blockIdPrefix: string;
+}
+
+function isContent(event: TurnEvent): boolean {
+  switch (event.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return event.delta !== '';
+    case 'reasoning-start':
+      return event.redacted === true || event.encrypted !== undefined;
+    case 'tool-call-start':
+    case 'tool-call-delta':
+    case 'tool-call-end':
+      return true;
+    default:
+      return false;
+  }
+}
+
+function withBlockPrefix(event: TurnEvent, prefix: string): TurnEvent {
+  if (prefix === '') return event;
+  switch (event.type) {
+    case 'text-start':
+    case 'text-delta':
+    case 'text-end':
+    case 'reasoning-start':
+    case 'reasoning-delta':
+    case 'reasoning-end':
+      return { ...event, id: prefix + event.id };
+    default:
+      return event;
+  }
+}
+
+/**
+ * Reads one segment's decoded events, hands content to the host one event at
+ * a time and records the facts the recovery decision needs. Usage, finish and
+ * in-stream errors are kept back: runTurn emits one aggregated usage and one
+ * final event per logical turn (seeds/004 "只发出一个逻辑回合的 usage 汇总").
+ */
+export async function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
+  const { signal, now } = options;
+  const facts: SegmentFacts = {
+    end: 'eof',
+    terminalFrameSeen: false,
+    finishReason: undefined,
+    usage: undefined,
+    reasoningText: '',
+    textProduced: false,
+    nonWhitespaceText: false,
+    toolCallProduced: false,
+    outputConsumed: false,
+    streamError: undefined,
+    transportError: undefined,
+    firstOutputAt: undefined,
+    lastOutputAt: undefined,
+  };
+  const iterator = options.events[Symbol.asyncIterator]();
+  const closeIterator = (): void => {
+    void Promise.resolve()
+      .then(() => iterator.return?.())
+      .catch(() => undefined);
+  };
+
+  for (;;) {
+    let step: IteratorResult<DecodedStreamEvent>;
+    try {
+      const raced = await raceAbort(iterator.next(), signal);
+      if (raced.aborted) {
+        facts.end = 'aborted';
+        closeIterator();
+        return facts;
+      }
+      step = raced.value;
+    } catch (error) {
+      facts.end = signal.aborted ? 'aborted' : 'transport-error';
+      facts.transportError = error;
+      return facts;
+    }
+    if (step.done) return facts;
+    const event = step.value;
+
+    switch (event.type) {
+      case 'stream-end':
+        facts.terminalFrameSeen = event.terminalFrameSeen;
+        facts.end = event.terminalFrameSeen ? 'terminal' : 'eof';
+        closeIterator();
+        return facts;
+      case 'usage':
+        facts.usage = event.usage;
+        continue;
+      case 'finish':
+        facts.finishReason = event.finishReason;
+        continue;
+      case 'error':
+        facts.streamError = event.error;
+        facts.end = 'stream-error';
+        closeIterator();
+        return facts;
+      case 'warning':
+        options.onWarning(event.message);
+        continue;
+      case 'response-metadata':
+        options.onMetadata(event);
+        continue;
+      case 'retry':
+      case 'heartbeat':
+      case 'recovery-start':
+      case 'tombstone':
+        // Lifecycle events belong to runTurn, not to a decoder.
+        continue;
+      case 'tool-call-start':
+      case 'tool-call-delta':
+      case 'tool-call-end':
+        facts.toolCallProduced = true;
+        break;
+      case 'text-delta':
+        if (event.delta !== '') facts.textProduced = true;
+        if (event.delta.trim() !== '') facts.nonWhitespaceText = true;
+        break;
+      case 'reasoning-delta':
+        facts.reasoningText += event.delta;
+        break;
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-end':
+        break;
+      default: {
+        // An event type this version does not know is skipped, never treated as output.
+        const _exhaustive: never = event;
+        void _exhaustive;
+        continue;
+      }
+    }
+
+    const content = isContent(event);
+    if (content) {
+      const at = now();
+      facts.firstOutputAt ??= at;
+      facts.lastOutputAt = at;
+    }
+    const isToolEvent = event.type.startsWith('tool-call-');
+    if (isToolEvent && !options.forwardToolCalls) continue;
+    try {
+      const raced = await raceAbort(options.deliver(withBlockPrefix(event, options.blockIdPrefix)), signal);
+      if (raced.aborted) {
+        facts.end = 'aborted';
+        closeIterator();
+        return facts;
+      }
+    } catch (error) {
+      // The host stopped iterating: end this segment as aborted.
+      facts.end = 'aborted';
+      facts.transportError = error;
+      closeIterator();
+      return facts;
+    }
+    if (content) facts.outputConsumed = true;
+  }
+}

@@ -1,0 +1,119 @@
+import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import { TurnError } from '../errors/turn-error.js';
+import type { RetryOptions } from '../retry/index.js';
+import { createTurnRun } from './create-turn-run.js';
+import { executeTurn } from './execute-turn.js';
+import { resolveStreamRecoveryConfig, type StreamRecoveryOptions } from './recovery-config.js';
+import type { FetchFunction } from './send-segment-request.js';
+import type { StatsSink } from './stats-sink.js';
+import { TurnState } from './turn-state.js';
+import type { TurnRun } from './turn-result.js';
+
+export const DEFAULT_REQUEST_ID_HEADER = 'x-request-id';
+
+export interface RunTurnOptions<Native extends object> {
+  adapter: ProtocolAdapter<Native>;
+  /** The native request as the host built it; streaming is forced on. */
+  request: Native;
+  target: UpstreamTarget;
+  /** Injectable transport; defaults to the global `fetch` (which msw intercepts in tests). */
+  fetch?: FetchFunction;
+  /** R1 options for segment 1; `signal`, `onRetry` and `onHeartbeat` are chained, not replaced. */
+  retry?: RetryOptions;
+  /** R4.8: `false` turns recovery and every client-side time limit off; an object may lower limits. */
+  streamRecovery?: false | StreamRecoveryOptions;
+  signal?: AbortSignal;
+  stats?: StatsSink;
+  now?: () => number;
+  createId?: () => string;
+  /** R4.6: the header carrying a fresh id per physical request; session headers are left alone. */
+  requestIdHeader?: string;
+  /** R4.11: warnings about dropped input gathered while the request was built; shown and stored once. */
+  warnings?: readonly string[];
+}
+
+function rejectOption(message: string, option: string): never {
+  throw new TurnError({
+    kind: 'invalid_request',
+    code: 'INVALID_RUN_TURN_OPTION',
+    retryable: false,
+    message,
+    details: { option },
+  });
+}
+
+const ADAPTER_METHODS = [
+  'parseRequest',
+  'appendMessages',
+  'withToolsDisabled',
+  'withMaxOutputTokens',
+  'getMaxOutputTokens',
+  'getModel',
+  'withStreaming',
+  'buildHttpRequest',
+  'decodeStream',
+  'classifyError',
+] as const;
+
+function validateOptions<Native extends object>(options: RunTurnOptions<Native>): void {
+  if (typeof options !== 'object' || options === null) rejectOption('runTurn needs an options object.', 'options');
+  const adapter = options.adapter as unknown as Record<string, unknown> | undefined;
+  if (typeof adapter !== 'object' || adapter === null) rejectOption('runTurn needs an adapter.', 'adapter');
+  for (const method of ADAPTER_METHODS) {
+    if (typeof adapter[method] !== 'function') rejectOption(`The adapter lacks ${method}().`, 'adapter');
+  }
+  if (typeof options.request !== 'object' || options.request === null)
+    rejectOption('runTurn needs a native request object.', 'request');
+  if (typeof options.target?.baseUrl !== 'string' || options.target.baseUrl === '') {
+    rejectOption('runTurn needs target.baseUrl.', 'target');
+  }
+  if (options.fetch !== undefined && typeof options.fetch !== 'function')
+    rejectOption('fetch must be a function.', 'fetch');
+  if (options.fetch === undefined && typeof globalThis.fetch !== 'function')
+    rejectOption('No fetch is available.', 'fetch');
+}
+
+function createRandomId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * One logical turn over the wire (R1, R4, R5). Returns at once; the turn
+ * starts when the host pulls the first event (or awaits `result`). Bad
+ * options throw a `TurnError` here, at call time (R4.8).
+ */
+export function runTurn<Native extends object>(options: RunTurnOptions<Native>): TurnRun {
+  validateOptions(options);
+  const recovery = resolveStreamRecoveryConfig(options.streamRecovery);
+  const fetchFunction: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  let state: TurnState | undefined;
+  let stoppedBeforeStart = false;
+  return createTurnRun(
+    (channel) => {
+      state = new TurnState(channel, options.stats);
+      if (stoppedBeforeStart) state.stop({ by: 'consumer' });
+      return executeTurn(
+        {
+          adapter: options.adapter,
+          request: options.request,
+          target: options.target,
+          fetch: fetchFunction,
+          retry: options.retry ?? {},
+          recovery,
+          signal: options.signal,
+          stats: options.stats,
+          now: options.now ?? Date.now,
+          createId: options.createId ?? createRandomId,
+          requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
+          inputWarnings: options.warnings ?? [],
+        },
+        channel,
+        state,
+      );
+    },
+    () => {
+      if (state === undefined) stoppedBeforeStart = true;
+      else state.stop({ by: 'consumer' });
+    },
+  );
+}

@@ -1,0 +1,100 @@
+import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import type { TurnError } from '../errors/turn-error.js';
+import type { TurnEvent } from '../types/turn-event.js';
+import { raceAbort } from './race-abort.js';
+import { readSegment, type SegmentFacts } from './read-segment.js';
+
+export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface SendSegmentRequestOptions<Native extends object> {
+  adapter: ProtocolAdapter<Native>;
+  native: Native;
+  target: UpstreamTarget;
+  fetch: FetchFunction;
+  requestId: string;
+  requestIdHeader: string;
+  signal: AbortSignal;
+  now(): number;
+  deliver(event: TurnEvent): Promise<void>;
+  onWarning(message: string): void;
+  onMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
+  forwardToolCalls: boolean;
+  blockIdPrefix: string;
+}
+
+/** How one physical request went, before any decision about it. */
+export type SegmentAttempt =
+  | { stage: 'aborted-before-response'; startedAt: number; endedAt: number }
+  | { stage: 'connect-failed'; startedAt: number; endedAt: number; thrown: unknown }
+  | { stage: 'http-error'; startedAt: number; endedAt: number; error: TurnError }
+  | { stage: 'streamed'; startedAt: number; endedAt: number; facts: SegmentFacts };
+
+/**
+ * R4.6: the session headers of the target are sent unchanged; each physical
+ * request gets its own request id under `requestIdHeader` (any existing
+ * spelling of that header is replaced).
+ */
+export function withRequestIdHeader(
+  headers: Record<string, string>,
+  requestIdHeader: string,
+  requestId: string,
+): Record<string, string> {
+  const lower = requestIdHeader.toLowerCase();
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== lower) result[name] = value;
+  result[requestIdHeader] = requestId;
+  return result;
+}
+
+/** Sends one physical request and reads its stream. I/O lives here only. */
+export async function sendSegmentRequest<Native extends object>(
+  options: SendSegmentRequestOptions<Native>,
+): Promise<SegmentAttempt> {
+  const { adapter, signal, now } = options;
+  const startedAt = now();
+  const http = adapter.buildHttpRequest(options.native, options.target);
+  const headers = withRequestIdHeader(http.headers, options.requestIdHeader, options.requestId);
+
+  let response: Response;
+  try {
+    const raced = await raceAbort(
+      options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }),
+      signal,
+    );
+    if (raced.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+    response = raced.value;
+  } catch (thrown) {
+    if (signal.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+    return { stage: 'connect-failed', startedAt, endedAt: now(), thrown };
+  }
+
+  if (!response.ok) {
+    let bodyText = '';
+    try {
+      const raced = await raceAbort(response.text(), signal);
+      if (raced.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+      bodyText = raced.value;
+    } catch {
+      // The status alone still classifies the failure.
+    }
+    const error = adapter.classifyError(response.status, response.headers, bodyText);
+    return { stage: 'http-error', startedAt, endedAt: now(), error };
+  }
+
+  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  const facts = await readSegment({
+    events: adapter.decodeStream(body),
+    signal,
+    deliver: options.deliver,
+    onWarning: options.onWarning,
+    onMetadata: options.onMetadata,
+    now,
+    forwardToolCalls: options.forwardToolCalls,
+    blockIdPrefix: options.blockIdPrefix,
+  });
+  if (facts.end === 'aborted') {
+    // Release the socket: a decoder that ignores the signal would keep reading.
+    body.cancel().catch(() => undefined);
+  }
+  return { stage: 'streamed', startedAt, endedAt: now(), facts };
+}

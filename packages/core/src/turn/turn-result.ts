@@ -1,0 +1,68 @@
+import type { TurnError } from '../errors/turn-error.js';
+import type { FinishReason } from '../types/finish-reason.js';
+import type { Usage } from '../types/usage.js';
+import type { TurnEvent } from '../types/turn-event.js';
+import type { RecoverySkipReason } from './decide-recovery.js';
+
+export type SegmentOutcome = 'ok' | 'cut' | 'error' | 'timeout' | 'aborted';
+
+/** One physical request of a turn, with its own timings (R5.4). */
+export interface SegmentRecord {
+  /** 0 = segment 1 (and its R1 retries), 1 = recovery segment. */
+  segmentIndex: 0 | 1;
+  requestId: string;
+  startedAt: number;
+  durationMs: number;
+  /** From request start to the first content event (reasoning, text or tool call). */
+  ttftMs: number | undefined;
+  /** From the first to the last content event of this segment. */
+  decodeWindowMs: number | undefined;
+  outputTokens: number | undefined;
+  /** This segment's own known output tokens over its own decode window; ok segments only (R5.4). */
+  decodeTokensPerSecond: number | undefined;
+  /** This segment's usage as reported; undefined when it reported none. */
+  usage: Usage | undefined;
+  /** True when an HTTP 2xx stream was read (its usage enters the aggregate). */
+  streamed: boolean;
+  terminalFrameSeen: boolean;
+  outcome: SegmentOutcome;
+  errorCode: string | undefined;
+  finishReason: FinishReason | undefined;
+}
+
+export interface AggregatedTurnUsage extends Usage {
+  /** False when some streamed segment reported no usage: never the whole turn's spend (R5.2). */
+  complete: boolean;
+  segmentCount: number;
+  segmentsWithUsage: number;
+}
+
+export interface TurnRecovery {
+  recoveryId: string;
+  /** Final state: scheduled and sent, recovered (terminal frame + non-whitespace text) or not. */
+  recovered: boolean;
+  capacityCheck: 'passed' | 'window-unknown';
+  maxOutputTokens: number;
+}
+
+export interface TurnResult {
+  outcome: 'ok' | 'error';
+  error: TurnError | undefined;
+  finishReason: FinishReason | undefined;
+  usage: AggregatedTurnUsage;
+  segments: SegmentRecord[];
+  recovery: TurnRecovery | undefined;
+  /** Set when segment 1 was cut and recovery was not attempted. */
+  recoverySkipped: RecoverySkipReason | undefined;
+  warnings: readonly string[];
+  durationMs: number;
+}
+
+/** `AsyncIterable` of what the host sees, plus the final outcome. */
+export interface TurnRun extends AsyncIterable<TurnEvent> {
+  /**
+   * Resolves when the turn has ended (never rejects). Awaiting it without
+   * iterating drains the events so the turn still runs.
+   */
+  readonly result: Promise<TurnResult>;
+}

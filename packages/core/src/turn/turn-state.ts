@@ -1,0 +1,109 @@
+import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
+import { createAbortedError } from '../errors/create-aborted-error.js';
+import type { TurnError } from '../errors/turn-error.js';
+import type { TurnEvent } from '../types/turn-event.js';
+import type { EventChannel } from './event-channel.js';
+import type { SegmentTimeLimit } from './segment-deadline.js';
+import { createTimeLimitError } from './segment-deadline.js';
+import type { StatsSink, TurnRecord, UsageSample } from './stats-sink.js';
+import type { SegmentRecord } from './turn-result.js';
+
+export type StopCause =
+  | { by: 'host-signal'; reason: unknown }
+  | { by: 'consumer' }
+  | { by: 'time-limit'; segmentIndex: 0 | 1; limit: SegmentTimeLimit };
+
+/**
+ * Per-turn mutable state shared by the engine's steps: why the turn was
+ * stopped (first cause wins), the warnings (collected once per turn,
+ * R4.11), metadata shown once, and the stats sink guarded so it runs once
+ * per physical request and once per turn (R6.1, R6.2).
+ */
+export class TurnState {
+  readonly controller = new AbortController();
+  readonly segments: SegmentRecord[] = [];
+  private stopCause: StopCause | undefined;
+  private readonly warningSet = new Set<string>();
+  private metadataShown = false;
+  private turnRecorded = false;
+
+  constructor(readonly channel: EventChannel, private readonly stats: StatsSink | undefined) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get stopped(): StopCause | undefined {
+    return this.stopCause;
+  }
+
+  stop(cause: StopCause): void {
+    if (this.stopCause !== undefined) return;
+    this.stopCause = cause;
+    this.controller.abort(cause.by === 'host-signal' ? cause.reason : cause.by);
+  }
+
+  /** The error that stands for the stop: ABORTED for host/consumer, the named time limit otherwise (R4.9). */
+  stopError(): TurnError | undefined {
+    const cause = this.stopCause;
+    if (cause === undefined) return undefined;
+    switch (cause.by) {
+      case 'host-signal':
+        return createAbortedError(cause.reason);
+      case 'consumer':
+        return createAbortedError('consumer-stopped');
+      case 'time-limit':
+        return createTimeLimitError(cause.segmentIndex, cause.limit);
+      default: {
+        const _exhaustive: never = cause;
+        return _exhaustive;
+      }
+    }
+  }
+
+  get warnings(): readonly string[] {
+    return [...this.warningSet];
+  }
+
+  /** A warning is shown and kept once per logical turn, however often it is reported (R4.11). */
+  addWarning(message: string): void {
+    if (this.warningSet.has(message)) return;
+    this.warningSet.add(message);
+    this.channel.post({ type: 'warning', message });
+  }
+
+  /** Only the first segment's response metadata is shown: one logical response. */
+  noteMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void {
+    if (this.metadataShown) return;
+    this.metadataShown = true;
+    this.channel.post(event);
+  }
+
+  recordUsage(sample: UsageSample): void {
+    callSafely(() => this.stats?.recordUsage(sample));
+  }
+
+  recordTurn(record: TurnRecord): void {
+    if (this.turnRecorded) return;
+    this.turnRecorded = true;
+    callSafely(() => this.stats?.recordTurn(record));
+  }
+}
+
+/** A stats sink must never break a turn. */
+function callSafely(call: () => void | Promise<void> | undefined): void {
+  try {
+    const pending = call();
+    if (pending !== undefined) pending.catch(() => undefined);
+  } catch {
+    /* ignored on purpose: stats are best effort */
+  }
+}
+
+export function readModel<Native extends object>(adapter: ProtocolAdapter<Native>, request: Native): string {
+  try {
+    return adapter.getModel(request);
+  } catch {
+    return 'unknown';
+  }
+}
