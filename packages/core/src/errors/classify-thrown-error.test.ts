@@ -34,6 +34,11 @@ describe('classifyThrownError (R2.1)', () => {
     expect([hangUp.kind, hangUp.retryable]).toEqual(['transport', true]);
   });
 
+  it('R1.1 WHATWG "Failed to fetch" (browsers, msw network error) → transport, retryable', () => {
+    const failed = classifyThrownError(new TypeError('Failed to fetch'));
+    expect([failed.kind, failed.code, failed.retryable]).toEqual(['transport', 'TRANSPORT', true]);
+  });
+
   it('R1.6 AbortError and an aborted signal reason → aborted/ABORTED, never retryable', () => {
     const controller = new AbortController();
     controller.abort();

@@ -22,9 +22,11 @@ const TRANSPORT_CODES: ReadonlySet<string> = new Set([
 
 /**
  * Messages that mean a dropped connection: undici `TypeError: terminated` /
- * `fetch failed`, node:http `socket hang up`, and the SDKs' connection errors.
+ * `fetch failed`, node:http `socket hang up`, the SDKs' connection errors,
+ * and the WHATWG-fetch wording `Failed to fetch` (Chromium, and msw's
+ * `HttpResponse.error()` network error).
  */
-const TRANSPORT_MESSAGES = /^(terminated|fetch failed|socket hang up|other side closed|connection error\.?)$/i;
+const TRANSPORT_MESSAGES = /^(terminated|fetch failed|failed to fetch|socket hang up|other side closed|connection error\.?)$/i;
 
 /** How many `cause` links are followed; undici nests two or three. */
 const MAX_CAUSE_DEPTH = 5;
