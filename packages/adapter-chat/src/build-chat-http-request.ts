@@ -1,0 +1,20 @@
+import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import type { UpstreamTarget } from '@turnguard/core';
+
+/** The HTTP request for a Chat body: `POST {baseUrl}/chat/completions` with a bearer key (openai-node client.ts). */
+export function buildChatHttpRequest(
+  native: ChatCompletionCreateParams,
+  target: UpstreamTarget,
+): { url: string; headers: Record<string, string>; body: string } {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: native.stream === true ? 'text/event-stream' : 'application/json',
+  };
+  if (target.apiKey !== undefined && target.apiKey !== '') headers.authorization = `Bearer ${target.apiKey}`;
+  for (const [name, value] of Object.entries(target.headers ?? {})) headers[name.toLowerCase()] = value;
+  return {
+    url: `${target.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    headers,
+    body: JSON.stringify(native),
+  };
+}

@@ -1,0 +1,151 @@
+import { TurnError, type TurnEvent, type Usage } from '@turnguard/core';
+import { toChatFinishReason } from './map-chat-finish-reason.js';
+import { toChatUsage } from './convert-chat-usage.js';
+
+/**
+ * Neutral events → Chat SSE bytes (R7.3): `data: <chat.completion.chunk>\n\n`
+ * records, the usage chunk (empty `choices`, only known counts, R5.3) and
+ * `data: [DONE]`, as openai-node `Stream.fromSSEResponse` and
+ * `ChatCompletionStream` parse them. No `finish` event → no `finish_reason`
+ * is invented (R8.3: never a fake `stop`), so `chat.completions.stream()`
+ * reports the cut. An `error` event becomes `data: {"error":{…}}`, which the
+ * SDK raises as an APIError (R8.3 "an error event then [DONE]").
+ */
+export function encodeChatStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array> {
+  const encoder = new ChatChunkEncoder();
+  const textEncoder = new TextEncoder();
+  const iterator = events[Symbol.asyncIterator]();
+  let closed = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (closed) return;
+      try {
+        // Loop until something is enqueued: a pull that enqueues nothing is not called again.
+        for (;;) {
+          const next = await iterator.next();
+          const records = next.done === true ? encoder.finish() : encoder.encode(next.value);
+          if (records.length > 0) controller.enqueue(textEncoder.encode(records.join('')));
+          if (next.done === true) {
+            closed = true;
+            controller.close();
+            return;
+          }
+          if (records.length > 0) return;
+        }
+      } catch (error) {
+        // The event source failed: tell the client in its own dialect, then end the stream.
+        const turnError = TurnError.isInstance(error)
+          ? error
+          : new TurnError({ kind: 'server', message: 'the upstream stream failed', cause: error });
+        closed = true;
+        controller.enqueue(textEncoder.encode([...encoder.encode({ type: 'error', error: turnError }), ...encoder.finish()].join('')));
+        controller.close();
+      }
+    },
+    async cancel(reason) {
+      closed = true;
+      await iterator.return?.(reason);
+    },
+  });
+}
+
+/** Turns neutral events into Chat SSE records; one instance per encoded response. */
+export class ChatChunkEncoder {
+  private responseId = `chatcmpl-turnguard-${globalThis.crypto.randomUUID()}`;
+  private model = '';
+  private created = Math.floor(Date.now() / 1000);
+  private roleSent = false;
+  private usage: Usage | undefined;
+  private readonly toolCallIndexes = new Map<string, { index: number; sentInput: string }>();
+
+  encode(event: TurnEvent): string[] {
+    switch (event.type) {
+      case 'response-metadata':
+        if (event.responseId !== undefined) this.responseId = event.responseId;
+        if (event.model !== undefined) this.model = event.model;
+        if (event.createdAt !== undefined) this.created = event.createdAt;
+        return [];
+      case 'text-delta':
+        return [this.deltaRecord({ content: event.delta })];
+      case 'reasoning-delta':
+        // The compatible servers' field (DeepSeek); vercel/ai and codex read it.
+        return [this.deltaRecord({ reasoning_content: event.delta })];
+      case 'tool-call-start': {
+        const index = this.toolCallIndexes.size;
+        this.toolCallIndexes.set(event.toolCallId, { index, sentInput: '' });
+        const call = { index, id: event.toolCallId, type: 'function', function: { name: event.toolName, arguments: '' } };
+        return [this.deltaRecord({ tool_calls: [call] })];
+      }
+      case 'tool-call-delta':
+        return this.toolInputRecords(event.toolCallId, event.delta);
+      case 'tool-call-end': {
+        // Send whatever part of the final input the deltas did not carry (a producer may give only the end).
+        const state = this.toolCallIndexes.get(event.toolCallId);
+        if (state === undefined) {
+          return [...this.encode({ type: 'tool-call-start', toolCallId: event.toolCallId, toolName: event.toolName }), ...this.toolInputRecords(event.toolCallId, event.input)];
+        }
+        const rest = event.input.startsWith(state.sentInput) ? event.input.slice(state.sentInput.length) : '';
+        return this.toolInputRecords(event.toolCallId, rest);
+      }
+      case 'usage':
+        this.usage = event.usage;
+        return [];
+      case 'finish':
+        return [this.record({ choices: [{ index: 0, delta: this.roleDelta({}), logprobs: null, finish_reason: toChatFinishReason(event.finishReason) }] })];
+      case 'error':
+        return [`data: ${JSON.stringify({ error: toChatErrorBody(event.error) })}\n\n`];
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-end':
+      case 'retry':
+      case 'heartbeat':
+      case 'recovery-start':
+      case 'tombstone':
+      case 'warning':
+        // Block boundaries are implicit in Chat; lifecycle events have no Chat wire form.
+        return [];
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** The usage chunk (OpenAI sends it after the finish chunk, before `[DONE]`), then `[DONE]`. */
+  finish(): string[] {
+    const records: string[] = [];
+    const usage = this.usage === undefined ? undefined : toChatUsage(this.usage);
+    if (usage !== undefined) records.push(this.record({ choices: [], usage }));
+    records.push('data: [DONE]\n\n');
+    return records;
+  }
+
+  private toolInputRecords(toolCallId: string, input: string): string[] {
+    const state = this.toolCallIndexes.get(toolCallId);
+    if (state === undefined || input === '') return [];
+    state.sentInput += input;
+    return [this.deltaRecord({ tool_calls: [{ index: state.index, function: { arguments: input } }] })];
+  }
+
+  private deltaRecord(delta: Record<string, unknown>): string {
+    return this.record({ choices: [{ index: 0, delta: this.roleDelta(delta), logprobs: null, finish_reason: null }] });
+  }
+
+  /** openai-node ChatCompletionStream needs `role` once ("missing role for choice 0"). */
+  private roleDelta(delta: Record<string, unknown>): Record<string, unknown> {
+    if (this.roleSent) return delta;
+    this.roleSent = true;
+    return { role: 'assistant', ...delta };
+  }
+
+  private record(fields: Record<string, unknown>): string {
+    const chunk = { id: this.responseId, object: 'chat.completion.chunk', created: this.created, model: this.model, ...fields };
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+}
+
+/** OpenAI's error body shape `{message, type, param, code}` (wire-formats §1.5). */
+function toChatErrorBody(error: TurnError): Record<string, unknown> {
+  return { message: error.message, type: error.kind, param: null, code: error.code };
+}
