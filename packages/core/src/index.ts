@@ -5,3 +5,4 @@ export * from './retry/index.js';
 export * from './usage/index.js';
 export * from './tools/index.js';
 export * from './turn/index.js';
+export * from './loop/index.js';
