@@ -13,6 +13,8 @@ describe('classifyResponsesError: HTTP errors → R2 kinds (R7.4)', () => {
     [429, body({ code: 'insufficient_quota', type: 'insufficient_quota', message: 'You exceeded your current quota' }), 'rate_limit', false],
     [500, body({ code: 'server_error', type: 'server_error', message: 'The server had an error' }), 'server', true],
     [503, body({ message: 'The engine is currently overloaded, please try again later' }), 'overloaded', true],
+    // A 529 with OpenAI's generic server_error body stays overloaded, so it counts toward the R1.9 fallback signal.
+    [529, body({ code: 'server_error', type: 'server_error', message: 'overloaded' }), 'overloaded', true],
     [413, 'Request Entity Too Large', 'media_too_large', false],
     [401, body({ code: 'invalid_api_key', message: 'Incorrect API key provided' }), 'auth', false],
     [404, body({ code: 'model_not_found', message: 'no such model' }), 'invalid_request', false],

@@ -59,7 +59,10 @@ function refineKind(upstream: UpstreamError, status: number | undefined): ErrorK
   }
   if (code === 'image_too_large' || code === 'image_file_too_large' || status === 413) return 'media_too_large';
   if (code === 'rate_limit_exceeded' || code === 'insufficient_quota') return 'rate_limit';
-  if (code === 'server_error') return 'server';
+  // With an HTTP status the generic classifier already decided (529/503 →
+  // overloaded, which counts toward the R1.9 fallback signal); the body's
+  // generic `server_error` type must not downgrade that.
+  if (code === 'server_error') return status === undefined ? 'server' : undefined;
   if (code === 'vector_store_timeout') return 'timeout';
   if (code === 'invalid_prompt' || code === 'invalid_request_error') return status === undefined ? 'invalid_request' : undefined;
   return undefined;
