@@ -1,4 +1,5 @@
 import type { TurnError } from '../errors/turn-error.js';
+import type { RetryEvent } from '../retry/with-retry.js';
 import type { FinishReason } from './finish-reason.js';
 import type { ProviderFields } from './provider-fields.js';
 import type { Usage } from './usage.js';
@@ -30,17 +31,8 @@ export type TurnEvent =
   | { type: 'finish'; finishReason: FinishReason }
   /** An in-stream error frame or an undecodable chunk; never thrown by a decoder. */
   | { type: 'error'; error: TurnError }
-  /** R1.5: a retry is about to be waited for. */
-  | {
-      type: 'retry';
-      attempt: number;
-      delayMs: number;
-      kind: string;
-      code: string;
-      status: number | undefined;
-      attemptId: string;
-      previousAttemptId: string;
-    }
+  /** R1.5: a retry is about to be waited for (the retry layer's own event, passed through). */
+  | ({ type: 'retry' } & RetryEvent)
   /** R1.11: unattended mode is still sleeping. */
   | { type: 'heartbeat'; waitedMs: number; remainingMs: number }
   /** R4: a recovery segment starts after a cut thinking stream. */
