@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseStatsFile } from '../src/store/migrate-stats-file.js';
 import { createStatsStore } from '../src/store/stats-store.js';
+import { makeTurnRecord } from '../src/store/test-turns.js';
 import { buildTestWorker } from './build-test-worker.js';
 
 /*
@@ -83,7 +84,7 @@ describe('R6.5 several processes', () => {
     }
     // Whoever comes next may find the killed writer's lock: it is taken over once stale.
     const store = createStatsStore({ path, lock: { staleMs: 2000 }, onWarning: () => undefined });
-    await store.recordTurn({ outcome: 'ok' });
+    await store.recordTurn(makeTurnRecord());
     await store.close();
     const { file } = parseStatsFile(await readFile(path, 'utf8'), Date.now());
     expect(file.lifetime.requests).toBe(acknowledged);
@@ -96,7 +97,7 @@ describe('R6.5 several processes', () => {
     const past = new Date(Date.now() - 60_000);
     await utimes(`${path}.lock`, past, past);
     const store = createStatsStore({ path, lock: { staleMs: 2000 }, onWarning: () => undefined });
-    await store.recordTurn({ outcome: 'ok' });
+    await store.recordTurn(makeTurnRecord());
     await store.flush();
     expect((await store.read())?.logical.turns).toBe(1);
 
@@ -104,7 +105,7 @@ describe('R6.5 several processes', () => {
     await mkdir(`${path}.lock`);
     const warnings: string[] = [];
     const impatient = createStatsStore({ path, lock: { staleMs: 60_000, retries: 0 }, onWarning: (message) => warnings.push(message) });
-    await impatient.recordTurn({ outcome: 'ok' });
+    await impatient.recordTurn(makeTurnRecord());
     await expect(impatient.flush()).rejects.toMatchObject({ code: 'STATS_WRITE_FAILED' });
     expect(warnings).toEqual([expect.stringContaining('could not write 1 stats record')]);
     expect((await store.read())?.logical.turns).toBe(1);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboardServer, type DashboardServer } from '../src/dashboard/serve-dashboard.js';
 import { createStatsStore } from '../src/store/stats-store.js';
 import { createTestSample } from '../src/store/test-samples.js';
+import { makeTurnRecordCountedAs } from '../src/store/test-turns.js';
 
 /*
  * R6.6 in a real headless Chromium (Debian `chromium` + playwright-core).
@@ -35,9 +36,9 @@ async function writeKnownStats(path: string): Promise<void> {
   const wednesday15 = Date.UTC(2026, 8, 30, 15, 0);
   void store.recordUsage(createTestSample({ time: wednesday15, ok: false, recoveryAttempt: false, recovered: false, recoveryScheduled: true, ttftMs: undefined }));
   void store.recordUsage(createTestSample({ time: wednesday15 + 1000, ok: true, errorCode: undefined, recoveryAttempt: true, recovered: true, recoveryScheduled: false, ttftMs: undefined, decodeWindowMs: undefined }));
-  for (let index = 0; index < 6; index += 1) void store.recordTurn({ outcome: 'ok', time: monday10 + index * 60_000 });
-  void store.recordTurn({ outcome: 'recovered', time: wednesday15 + 1000 });
-  void store.recordTurn({ outcome: 'aborted', time: wednesday15 + 5000 });
+  for (let index = 0; index < 6; index += 1) void store.recordTurn(makeTurnRecordCountedAs('ok', { time: monday10 + index * 60_000 }));
+  void store.recordTurn(makeTurnRecordCountedAs('recovered', { time: wednesday15 + 1000 }));
+  void store.recordTurn(makeTurnRecordCountedAs('aborted', { time: wednesday15 + 5000 }));
   await store.close();
 }
 

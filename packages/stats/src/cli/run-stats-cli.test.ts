@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStatsStore } from '../store/stats-store.js';
 import { createTestSample } from '../store/test-samples.js';
+import { makeTurnRecordCountedAs } from '../store/test-turns.js';
 import { resolveStatsFilePath, runStatsCli } from './run-stats-cli.js';
 
 let dir: string;
@@ -26,7 +27,7 @@ async function writeRecoveredTurn(): Promise<void> {
   const store = createStatsStore({ path });
   void store.recordUsage(createTestSample({ ok: false, recoveryAttempt: false, recovered: false }));
   void store.recordUsage(createTestSample({ ok: true, errorCode: undefined }));
-  void store.recordTurn({ outcome: 'recovered' });
+  void store.recordTurn(makeTurnRecordCountedAs('recovered'));
   await store.close();
 }
 

@@ -1,6 +1,5 @@
-import { USAGE_FIELDS } from '@turnguard/core';
-import type { UsageSample } from '../stats-sink.js';
-import type { RetainedTurn } from './sample-fields.js';
+import { USAGE_FIELDS, type UsageSample } from '@turnguard/core';
+import type { RetainedTurn } from './stored-turn.js';
 import { createEmptyTokenTotals, type KnownTokenTotals, type LifetimeCounters, type StatsFile } from './stats-file.js';
 
 export interface Retention {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseStatsFile } from './migrate-stats-file.js';
 import { createStatsStore } from './stats-store.js';
 import { createTestSample } from './test-samples.js';
+import { makeTurnRecordCountedAs } from './test-turns.js';
 
 const FIXTURES = new URL('../../test/fixtures/', import.meta.url);
 let dir: string;
@@ -53,8 +54,8 @@ describe('R6.4 migration of old files', () => {
     const warnings: string[] = [];
     const store = createStatsStore({ path, onWarning: (message) => warnings.push(message) });
     await store.recordUsage(createTestSample({ ok: true, errorCode: undefined, model: 'gpt-4.1' }));
-    await store.recordTurn({ outcome: 'recovered' });
-    await store.recordTurn({ outcome: 'aborted' });
+    await store.recordTurn(makeTurnRecordCountedAs('recovered'));
+    await store.recordTurn(makeTurnRecordCountedAs('aborted'));
     await store.close();
     const after = JSON.parse(await readFile(path, 'utf8'));
     expect(after.version).toBe(3);

@@ -1,6 +1,7 @@
-import type { TurnOutcome, UsageSample } from '../stats-sink.js';
+import type { UsageSample } from '@turnguard/core';
 import { countSampleInLifetime } from './apply-records.js';
 import { pickSampleFields, readUsage } from './sample-fields.js';
+import type { StoredTurnOutcome } from './stored-turn.js';
 import { createStatsError } from './stats-error.js';
 import {
   STATS_SCHEMA_VERSION,
@@ -38,7 +39,7 @@ function readLegacySample(raw: unknown): UsageSample {
   return sample;
 }
 
-function classifyEstimatedTurn(segments: UsageSample[]): TurnOutcome {
+function classifyEstimatedTurn(segments: UsageSample[]): StoredTurnOutcome {
   const last = segments[segments.length - 1] as UsageSample;
   if (segments.some((segment) => segment.recovered)) return 'recovered';
   if (last.errorCode === 'ABORTED') return 'aborted';

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SAMPLE_FIELDS, UNRECOGNIZED_ERROR_CODE, UNRECOGNIZED_MODEL, UNRECOGNIZED_WARNING, pickSampleFields } from './sample-fields.js';
 import { createStatsStore } from './stats-store.js';
 import { createTestSample } from './test-samples.js';
+import { makeTurnRecord } from './test-turns.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -76,7 +77,7 @@ describe('R6.1 explicit sample field list', () => {
       [marker]: marker,
     };
     await store.recordUsage(poisoned as never);
-    await store.recordTurn({ outcome: 'ok', time: Date.UTC(2026, 8, 30), note: marker } as never);
+    await store.recordTurn({ ...makeTurnRecord({ time: Date.UTC(2026, 8, 30), model: marker, errorCode: marker, recoveryId: marker }), note: marker } as never);
     await store.close();
     const text = await readFile(path, 'utf8');
     expect(text).not.toContain('SECRET');

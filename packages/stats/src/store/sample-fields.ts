@@ -1,5 +1,4 @@
-import { USAGE_FIELDS, type Usage } from '@turnguard/core';
-import type { TurnOutcome, TurnRecord, UsageSample } from '../stats-sink.js';
+import { USAGE_FIELDS, type Usage, type UsageSample } from '@turnguard/core';
 import { createStatsError } from './stats-error.js';
 
 /*
@@ -24,7 +23,8 @@ export const UNRECOGNIZED_MODEL = '(unrecognized)';
 export const UNRECOGNIZED_ERROR_CODE = 'UNRECOGNIZED';
 export const UNRECOGNIZED_WARNING = 'unrecognized_warning';
 
-function readTime(value: unknown): number {
+/** Epoch milliseconds from a number, Date or ISO string; anything else is a typed error. */
+export function readTime(value: unknown): number {
   if (value instanceof Date) value = value.getTime();
   if (typeof value === 'string') value = Date.parse(value);
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value);
@@ -123,24 +123,4 @@ export function pickSampleFields(input: unknown): UsageSample {
   const sample: Record<string, unknown> = {};
   for (const field of SAMPLE_FIELDS) sample[field] = SAMPLE_FIELD_READERS[field](source[field]);
   return sample as unknown as UsageSample;
-}
-
-const TURN_OUTCOMES: ReadonlySet<TurnOutcome> = new Set<TurnOutcome>(['ok', 'failed', 'recovered', 'aborted']);
-
-export interface RetainedTurn {
-  time: number;
-  outcome: TurnOutcome;
-}
-
-/** R6.2: a logical turn is stored as its end time and outcome, nothing else. */
-export function pickTurnFields(input: unknown, now: number): RetainedTurn {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw createStatsError('STATS_INVALID_RECORD', 'a stats turn record must be an object');
-  }
-  const source = input as TurnRecord;
-  if (!TURN_OUTCOMES.has(source.outcome)) {
-    throw createStatsError('STATS_INVALID_RECORD', 'stats turn field "outcome" must be ok, failed, recovered or aborted', { field: 'outcome' });
-  }
-  const outcome: TurnOutcome = source.outcome === 'ok' && source.recovered === true ? 'recovered' : source.outcome;
-  return { time: source.time === undefined ? now : readTime(source.time), outcome };
 }

@@ -1,6 +1,6 @@
-import { USAGE_FIELDS, type UsageField } from '@turnguard/core';
-import type { TurnOutcome, UsageSample } from '../stats-sink.js';
-import { pickSampleFields, pickTurnFields, type RetainedTurn } from './sample-fields.js';
+import { USAGE_FIELDS, type UsageField, type UsageSample } from '@turnguard/core';
+import { pickSampleFields } from './sample-fields.js';
+import { readRetainedTurn, type RetainedTurn } from './stored-turn.js';
 import { createStatsError } from './stats-error.js';
 
 /** The schema version this package writes. Older files are migrated (R6.4). */
@@ -60,8 +60,6 @@ export interface StatsFile {
   /** Retained logical turns, oldest first. */
   turns: RetainedTurn[];
 }
-
-export const TURN_OUTCOME_KEYS: ReadonlyArray<TurnOutcome> = ['ok', 'failed', 'recovered', 'aborted'];
 
 export function createEmptyTokenTotals(): KnownTokenTotals {
   const totals = {} as KnownTokenTotals;
@@ -158,7 +156,7 @@ export function readStatsFileV3(value: Record<string, unknown>): StatsFile {
   if (!Array.isArray(value['turns'])) return fail('turns must be an array');
   let turns: RetainedTurn[];
   try {
-    turns = value['turns'].map((turn) => pickTurnFields(turn, 0));
+    turns = value['turns'].map((turn) => readRetainedTurn(turn));
   } catch {
     return fail('a retained turn is malformed');
   }

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TurnError } from '@turnguard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TurnOutcome } from '../stats-sink.js';
+import type { StatsSink } from '@turnguard/core';
 import { createStatsStore } from './stats-store.js';
+import type { StoredTurnOutcome } from './stored-turn.js';
 import { createTestSample } from './test-samples.js';
+import { makeTurnRecord, makeTurnRecordCountedAs } from './test-turns.js';
 
 let dir: string;
 let path: string;
@@ -26,9 +28,9 @@ function openStore(extra: Partial<Parameters<typeof createStatsStore>[0]> = {}) 
 describe('R6.2 logical turns', () => {
   it('counts each recordTurn exactly once per outcome, also when coalesced into one write', async () => {
     const store = openStore();
-    const outcomes: TurnOutcome[] = ['ok', 'ok', 'failed', 'recovered', 'aborted', 'ok', 'recovered'];
-    await Promise.all(outcomes.map((outcome, index) => store.recordTurn({ outcome, time: 1_000 + index })));
-    await store.recordTurn({ outcome: 'failed' });
+    const outcomes: StoredTurnOutcome[] = ['ok', 'ok', 'failed', 'recovered', 'aborted', 'ok', 'recovered'];
+    await Promise.all(outcomes.map((outcome, index) => store.recordTurn(makeTurnRecordCountedAs(outcome, { time: 1_000 + index }))));
+    await store.recordTurn(makeTurnRecordCountedAs('failed'));
     await store.close();
     const file = await store.read();
     expect(file?.logical).toEqual({ turns: 8, ok: 3, failed: 2, recovered: 2, aborted: 1, estimated: false });
@@ -39,7 +41,7 @@ describe('R6.2 logical turns', () => {
     const store = openStore();
     void store.recordUsage(createTestSample({ ok: false, attempt: 0, recoveryAttempt: false, recoveryScheduled: true, recovered: false, noUsage: true, usage: createTestSample({}).usage }));
     void store.recordUsage(createTestSample({ ok: true, errorCode: undefined, attempt: 1, recoveryAttempt: true, recoveryScheduled: false, recovered: true }));
-    void store.recordTurn({ outcome: 'recovered' });
+    void store.recordTurn(makeTurnRecordCountedAs('recovered'));
     await store.close();
     const file = await store.read();
     expect(file?.lifetime.requests).toBe(2);
@@ -49,13 +51,35 @@ describe('R6.2 logical turns', () => {
 
   it('accepts core\'s TurnRecord shape: ok + recovered:true counts as recovered, extra fields are not stored', async () => {
     const store = openStore();
-    const coreTurn = { time: 5, protocol: 'chat', model: 'm', outcome: 'ok', errorCode: undefined, recovered: true, recoveryId: 'r1', physicalRequests: 2, durationMs: 9, usage: { outputTokens: 3 }, usageComplete: false };
-    await store.recordTurn(coreTurn as never);
-    await store.recordTurn({ ...coreTurn, recovered: false } as never);
+    const coreTurn = makeTurnRecord({ time: 5, protocol: 'chat', model: 'm', outcome: 'ok', recovered: true, recoveryId: 'r1', physicalRequests: 2, durationMs: 9, usage: { outputTokens: 3 }, usageComplete: false });
+    await store.recordTurn(coreTurn);
+    await store.recordTurn({ ...coreTurn, recovered: false });
     await store.close();
     const file = await store.read();
     expect(file?.logical).toMatchObject({ turns: 2, ok: 1, recovered: 1 });
     expect(file?.turns).toEqual([{ time: 5, outcome: 'recovered' }, { time: 5, outcome: 'ok' }]);
+  });
+
+  it('rejects a bare `recovered` outcome (not core\'s contract) with a typed error and writes nothing', async () => {
+    const store = openStore();
+    // @ts-expect-error -- core's TurnOutcome has no 'recovered'; a recovered turn is ok + recovered: true.
+    expect(() => store.recordTurn({ ...makeTurnRecord(), outcome: 'recovered' })).toThrowError(expect.objectContaining({ code: 'STATS_INVALID_RECORD' }));
+    await store.close();
+    expect(await store.read()).toBeUndefined();
+  });
+});
+
+describe('R6.1/R6.2 core StatsSink contract', () => {
+  it('createStatsStore(...) is assignable to core\'s StatsSink and counts records sent through it', async () => {
+    // Compile-time proof (tsc -p packages/stats): this line fails to type-check if the store drifts from core's contract.
+    const store = createStatsStore({ path }) satisfies StatsSink;
+    const sink: StatsSink = store;
+    await sink.recordUsage(createTestSample({ ok: true, errorCode: undefined }));
+    await sink.recordTurn(makeTurnRecord({ recovered: true, physicalRequests: 2 }));
+    await store.close();
+    const file = await store.read();
+    expect(file?.lifetime.requests).toBe(1);
+    expect(file?.logical).toMatchObject({ turns: 1, ok: 0, recovered: 1 });
   });
 });
 
@@ -67,7 +91,7 @@ describe('R6.3 retention', () => {
       const model = index % 2 === 0 ? 'gpt-4.1' : 'o4-mini';
       const usage = { inputTokens: 100, cachedInputTokens: undefined, cacheCreationInputTokens: undefined, outputTokens: index, reasoningTokens: undefined, totalTokens: undefined };
       await store.recordUsage(createTestSample({ time: 1_000 + index, ok, model, usage, noUsage: false }));
-      await store.recordTurn({ outcome: ok ? 'ok' : 'failed', time: 1_000 + index });
+      await store.recordTurn(makeTurnRecordCountedAs(ok ? 'ok' : 'failed', { time: 1_000 + index }));
     }
     await store.close();
     const file = await store.read();
@@ -97,7 +121,7 @@ describe('R6.5 durability in one process', () => {
   it('refuses records after close() with a typed error', async () => {
     const store = openStore();
     await store.close();
-    expect(() => store.recordTurn({ outcome: 'ok' })).toThrowError(expect.objectContaining({ code: 'STATS_STORE_CLOSED' }));
+    expect(() => store.recordTurn(makeTurnRecord())).toThrowError(expect.objectContaining({ code: 'STATS_STORE_CLOSED' }));
   });
 
   it('moves a corrupt file aside with a warning and never overwrites it', async () => {
@@ -105,7 +129,7 @@ describe('R6.5 durability in one process', () => {
     const garbage = '{"version":3,"samples":[{"time":';
     await writeFile(path, garbage);
     const store = openStore({ now: () => Date.UTC(2026, 8, 30, 12, 0, 0) });
-    await store.recordTurn({ outcome: 'ok' });
+    await store.recordTurn(makeTurnRecord());
     await store.close();
     const names = await readdir(join(dir, 'nested'));
     const aside = names.find((name) => name.startsWith('stats.json.corrupt-'));
@@ -121,7 +145,7 @@ describe('R6.5 durability in one process', () => {
     await mkdir(join(dir, 'nested'), { recursive: true });
     await writeFile(path, JSON.stringify({ version: 3, lifetime: { requests: -1 } }));
     const store = openStore();
-    await store.recordTurn({ outcome: 'ok' });
+    await store.recordTurn(makeTurnRecord());
     await store.close();
     expect((await readdir(join(dir, 'nested'))).some((name) => name.startsWith('stats.json.corrupt-'))).toBe(true);
   });
@@ -131,7 +155,7 @@ describe('R6.5 durability in one process', () => {
     const newer = JSON.stringify({ version: 4, anything: true });
     await writeFile(path, newer);
     const store = openStore();
-    await store.recordTurn({ outcome: 'ok' });
+    await store.recordTurn(makeTurnRecord());
     const error = await store.flush().then(() => undefined, (caught: unknown) => caught);
     expect(TurnError.isInstance(error) && error.code).toBe('STATS_FILE_NEWER');
     expect(await readFile(path, 'utf8')).toBe(newer);

@@ -1,9 +1,9 @@
-import type { TurnError } from '@turnguard/core';
-import type { StatsSink, TurnRecord, UsageSample } from '../stats-sink.js';
+import type { StatsSink, TurnError, TurnRecord, UsageSample } from '@turnguard/core';
 import { DEFAULT_RETENTION, applyRecords, type PendingRecord, type Retention } from './apply-records.js';
-import { pickSampleFields, pickTurnFields } from './sample-fields.js';
+import { pickSampleFields } from './sample-fields.js';
 import { createStatsError } from './stats-error.js';
 import type { StatsFile } from './stats-file.js';
+import { pickTurnFields } from './stored-turn.js';
 import { DEFAULT_LOCK_SETTINGS, readStatsFile, updateStatsFile, writeWarningToStderr, type LockSettings, type WarningListener } from './stats-file-io.js';
 
 export interface StatsStoreOptions {
@@ -24,7 +24,10 @@ export interface StatsStore extends StatsSink {
    * and by `flush()`: stats never break a turn, so this never rejects.
    */
   recordUsage(sample: UsageSample): Promise<void>;
-  /** Queues one logical turn (R6.2); same promise rules as `recordUsage`. */
+  /**
+   * Queues one logical turn (R6.2) as core reports it; `ok` + `recovered: true`
+   * is counted as `recovered`. Same promise rules as `recordUsage`.
+   */
   recordTurn(turn: TurnRecord): Promise<void>;
   /** Resolves when everything recorded so far is written; rejects with the first failed write since the last flush. */
   flush(): Promise<void>;

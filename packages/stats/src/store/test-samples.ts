@@ -1,4 +1,4 @@
-import type { UsageSample } from '../stats-sink.js';
+import type { UsageSample } from '@turnguard/core';
 
 /** A complete, valid physical sample for tests; every R6.1 field set to a non-default value. */
 export function createTestSample(overrides: Partial<UsageSample> = {}): UsageSample {

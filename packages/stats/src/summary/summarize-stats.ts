@@ -1,5 +1,5 @@
-import type { UsageSample } from '../stats-sink.js';
-import type { RetainedTurn } from '../store/sample-fields.js';
+import type { UsageSample } from '@turnguard/core';
+import type { RetainedTurn } from '../store/stored-turn.js';
 import type { KnownTokenTotals, StatsFile } from '../store/stats-file.js';
 import { computePercentile, computeRate } from './percentile.js';
 

@@ -7,9 +7,10 @@
  *   stats-writer <path> <workerId> forever   keep writing; print "written <n>" after each flush
  */
 import { createStatsStore } from '../../src/store/stats-store.js';
-import type { TurnOutcome } from '../../src/stats-sink.js';
+import type { StoredTurnOutcome } from '../../src/store/stored-turn.js';
+import { makeTurnRecordCountedAs } from '../../src/store/test-turns.js';
 
-const OUTCOMES: TurnOutcome[] = ['ok', 'failed', 'recovered', 'aborted'];
+const OUTCOMES: StoredTurnOutcome[] = ['ok', 'failed', 'recovered', 'aborted'];
 
 function createSample(workerId: string, index: number) {
   return {
@@ -37,7 +38,7 @@ async function writeCount(path: string, workerId: string, count: number, maxSamp
   const store = createStatsStore({ path, retention: { maxSamples, maxTurns: maxSamples }, lock: { retries: 2000, maxRetryMs: 100 } });
   for (let index = 0; index < count; index += 1) {
     void store.recordUsage(createSample(workerId, index));
-    void store.recordTurn({ outcome: OUTCOMES[index % 4] as TurnOutcome, time: Date.UTC(2026, 8, 28) + index });
+    void store.recordTurn(makeTurnRecordCountedAs(OUTCOMES[index % 4] as StoredTurnOutcome, { time: Date.UTC(2026, 8, 28) + index }));
     // Yield now and then so writes interleave with the other processes.
     if (index % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
   }
