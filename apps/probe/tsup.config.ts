@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // `cli` is the `turnguard-probe` bin (dist/cli.js); tsup keeps its shebang and marks it executable.
+  entry: { index: 'src/index.ts', cli: 'src/cli.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

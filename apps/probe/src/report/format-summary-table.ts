@@ -1,0 +1,38 @@
+import type { ProbeRunResult } from '../probe-types.js';
+
+const HEADERS = ['scenario', 'protocol', 'outcome', 'requests', 'recovered', 'retries (waited)', 'time', 'check'] as const;
+
+function describeOutcome(result: ProbeRunResult): string {
+  if (result.outcome === 'ok') return result.terminalReason === undefined ? 'ok' : `ok (${result.terminalReason})`;
+  return `error ${result.errorCode ?? ''}`.trim();
+}
+
+function describeRow(result: ProbeRunResult): string[] {
+  return [
+    result.scenario,
+    result.protocol,
+    describeOutcome(result),
+    String(result.physicalRequests),
+    result.recovered ? 'yes' : 'no',
+    result.retries === 0 ? '0' : `${result.retries} (${result.retryWaitMs} ms)`,
+    `${(result.durationMs / 1000).toFixed(2)}s`,
+    result.passed ? 'pass' : 'FAIL',
+  ];
+}
+
+/**
+ * The end-of-run table: scenario × protocol with outcome, physical requests,
+ * whether recovery happened, retries and time. Plain text (no colours), so it
+ * reads the same in a terminal, a log and a README.
+ */
+export function formatSummaryTable(results: readonly ProbeRunResult[]): string {
+  const rows = [Array.from(HEADERS), ...results.map(describeRow)];
+  const widths = HEADERS.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  const formatRow = (row: string[]): string => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const rule = widths.map((width) => '-'.repeat(width)).join('  ');
+  const lines = [formatRow(rows[0] as string[]), rule, ...rows.slice(1).map(formatRow)];
+  const failed = results.filter((result) => !result.passed);
+  lines.push('', failed.length === 0 ? `all ${results.length} runs behaved as expected` : `${failed.length} of ${results.length} runs did NOT behave as expected:`);
+  for (const result of failed) lines.push(`  ${result.scenario}/${result.protocol}: ${result.mismatches.join('; ')}`);
+  return `${lines.join('\n')}\n`;
+}
