@@ -1,7 +1,8 @@
 import type { StatsSummary } from '../summary/summarize-stats.js';
 
-function formatCount(value: number): string {
-  return value.toLocaleString('en-US');
+/** An unknown count prints as "unknown", never as 0 (R5.1). */
+function formatCount(value: number | undefined): string {
+  return value === undefined ? 'unknown' : value.toLocaleString('en-US');
 }
 
 function formatPercent(value: number | undefined): string {

@@ -17,7 +17,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     if (text !== undefined) node.textContent = text;
     return node;
   }
-  function count(n) { return Number(n).toLocaleString('en-US'); }
+  function count(n) { return n === undefined || n === null ? 'unknown' : Number(n).toLocaleString('en-US'); }
   function pct(r) { return r === undefined || r === null ? '—' : (r * 100).toFixed(1) + '%'; }
   function num(v, unit, digits) { return v === undefined || v === null ? '—' : v.toFixed(digits || 0) + ' ' + unit; }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }

@@ -18,7 +18,7 @@ function addKnownTokens(totals: KnownTokenTotals, sample: UsageSample): void {
   // Only counts the upstream reported are added; an unknown count is not 0 (R5.2).
   for (const field of USAGE_FIELDS) {
     const count = sample.usage[field];
-    if (count !== undefined) totals[field] += count;
+    if (count !== undefined) totals[field] = (totals[field] ?? 0) + count;
   }
 }
 

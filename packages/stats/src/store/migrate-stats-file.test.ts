@@ -29,7 +29,7 @@ describe('R6.4 migration of old files', () => {
     expect(file.samples[0]?.time).toBe(Date.parse('2026-09-28T09:15:00.000Z'));
     expect(file.samples.map((sample) => sample.noUsage)).toEqual([false, true, false, true]);
     expect(file.lifetime).toMatchObject({ requests: 4, failedRequests: 2, noUsageRequests: 2, estimated: true });
-    expect(file.lifetime.tokens).toMatchObject({ inputTokens: 3000, outputTokens: 1020, totalTokens: 1140, reasoningTokens: 0 });
+    expect(file.lifetime.tokens).toEqual({ inputTokens: 3000, outputTokens: 1020, totalTokens: 1140 }); // reasoning never reported → absent
     expect(file.logical).toEqual({
       turns: 4, ok: 2, failed: 1, recovered: 0, aborted: 1, estimated: true,
       baseline: { migratedFrom: 1, migratedAt: 5_000, turns: 4, ok: 2, failed: 1, recovered: 0, aborted: 1 },
@@ -40,7 +40,8 @@ describe('R6.4 migration of old files', () => {
     const { file, migratedFrom } = parseStatsFile(await readFixture('stats-v2.json'), 5_000);
     expect(migratedFrom).toBe(2);
     expect(file.lifetime).toMatchObject({ requests: 120, failedRequests: 9, estimated: true });
-    expect(file.lifetime.tokens).toMatchObject({ inputTokens: 98_000, outputTokens: 31_000, reasoningTokens: 12_000, totalTokens: 129_000, cachedInputTokens: 0 });
+    expect(file.lifetime.tokens).toMatchObject({ inputTokens: 98_000, outputTokens: 31_000, reasoningTokens: 12_000, totalTokens: 129_000 });
+    expect(file.lifetime.tokens).not.toHaveProperty('cachedInputTokens'); // the v2 file never had it: unknown, not 0
     expect(file.lifetime.models['deepseek-reasoner']?.calls).toBe(70);
     expect(file.lifetime.models['gpt-4.1']?.calls).toBe(50);
     // rec-1: cut then recovered; gpt-4.1: ok; rec-2: cut, recovery cut again.
@@ -61,7 +62,7 @@ describe('R6.4 migration of old files', () => {
     expect(after.version).toBe(3);
     expect(after.lifetime.requests).toBe(before.lifetime.requests + 1);
     expect(after.lifetime.failedRequests).toBe(before.lifetime.failedRequests);
-    expect(after.lifetime.tokens.outputTokens).toBe(before.lifetime.tokens.outputTokens + 4100);
+    expect(after.lifetime.tokens.outputTokens).toBe((before.lifetime.tokens.outputTokens ?? 0) + 4100);
     expect(after.logical.turns).toBe(before.logical.turns + 2);
     expect(after.logical.recovered).toBe(before.logical.recovered + 1);
     expect(after.logical.aborted).toBe(before.logical.aborted + 1);

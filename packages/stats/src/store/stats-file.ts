@@ -7,7 +7,11 @@ import { createStatsError } from './stats-error.js';
 export const STATS_SCHEMA_VERSION = 3;
 
 /** Sums of counts the upstream actually reported; unknown counts add nothing (R5.2). */
-export type KnownTokenTotals = Record<UsageField, number>;
+/**
+ * Lifetime sums of the counts upstream actually reported. A field no sample
+ * ever reported is absent — unknown, never 0 (R5.1, R5.2).
+ */
+export type KnownTokenTotals = Partial<Record<UsageField, number>>;
 
 export interface ModelCounters {
   calls: number;
@@ -62,9 +66,7 @@ export interface StatsFile {
 }
 
 export function createEmptyTokenTotals(): KnownTokenTotals {
-  const totals = {} as KnownTokenTotals;
-  for (const field of USAGE_FIELDS) totals[field] = 0;
-  return totals;
+  return {};
 }
 
 export function createEmptyStatsFile(now: number): StatsFile {
@@ -96,7 +98,9 @@ function readCounter(source: Record<string, unknown>, key: string, where: string
 export function readTokenTotals(value: unknown, where: string): KnownTokenTotals {
   if (!isRecord(value)) return fail(`${where} must be an object`);
   const totals = createEmptyTokenTotals();
-  for (const field of USAGE_FIELDS) totals[field] = value[field] === undefined ? 0 : readCounter(value, field, where);
+  for (const field of USAGE_FIELDS) {
+    if (value[field] !== undefined) totals[field] = readCounter(value, field, where);
+  }
   return totals;
 }
 

@@ -101,7 +101,7 @@ describe('R6.3 retention', () => {
     expect(file?.lifetime.failedRequests).toBe(5);
     expect(file?.lifetime.tokens.inputTokens).toBe(2500);
     expect(file?.lifetime.tokens.outputTokens).toBe(300);
-    expect(file?.lifetime.tokens.reasoningTokens).toBe(0);
+    expect(file?.lifetime.tokens).not.toHaveProperty('reasoningTokens'); // never reported → unknown, not 0
     expect(file?.lifetime.models['gpt-4.1']).toMatchObject({ calls: 13, failedCalls: 3 });
     expect(file?.lifetime.models['o4-mini']).toMatchObject({ calls: 12, failedCalls: 2 });
     expect(file?.logical).toMatchObject({ turns: 25, ok: 20, failed: 5 });

@@ -35,7 +35,7 @@ export interface StatsSummary {
   logical: { turns: number; ok: number; failed: number; recovered: number; aborted: number; successRate: number | undefined; estimated: boolean };
   recovery: { scheduled: number; attempts: number; recovered: number; rate: number | undefined; byDay: RecoveryDay[] };
   tokens: KnownTokenTotals;
-  models: Array<{ model: string; calls: number; failedCalls: number; outputTokens: number }>;
+  models: Array<{ model: string; calls: number; failedCalls: number; outputTokens: number | undefined }>;
   /** R5.4: tokens/s of successful segments, each from its own window and own known output tokens. */
   decodeSpeed: PercentileSummary & { mean: number | undefined };
   ttftMs: PercentileSummary;
