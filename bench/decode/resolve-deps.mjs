@@ -35,19 +35,30 @@ export function resolveEsmEntry(fromPackageJson, name) {
   }
 }
 
-function distUrl(packageDir) {
+const DIST_WAIT_MS = 90_000;
+
+/**
+ * The dist entry of a workspace package. Others rebuild in the same tree and
+ * tsup's `clean` empties dist/ for a few seconds, so a missing file is waited
+ * for (bounded) before it counts as "not built".
+ */
+async function distUrl(packageDir) {
   const path = join(REPO_ROOT, packageDir, 'dist', 'index.js');
-  if (!existsSync(path)) throw new Error(`bench: ${packageDir}/dist/index.js is missing; run the build first (node bench/decode/run.mjs builds it)`);
+  const deadline = Date.now() + DIST_WAIT_MS;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`bench: ${packageDir}/dist/index.js is missing; build first (node bench/decode/run.mjs does)`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  // A rebuild may still be writing the other files: give it a moment to finish.
+  await new Promise((resolve) => setTimeout(resolve, 200));
   return pathToFileURL(path).href;
 }
 
 /** Our three adapters, from dist. */
 export async function loadAdapters() {
-  const [chat, messages, responses] = await Promise.all([
-    import(distUrl('packages/adapter-chat')),
-    import(distUrl('packages/adapter-messages')),
-    import(distUrl('packages/adapter-responses')),
-  ]);
+  const chat = await import(await distUrl('packages/adapter-chat'));
+  const messages = await import(await distUrl('packages/adapter-messages'));
+  const responses = await import(await distUrl('packages/adapter-responses'));
   return { chat: chat.chatAdapter, messages: messages.messagesAdapter, responses: responses.responsesAdapter };
 }
 
@@ -68,5 +79,5 @@ export async function loadEventsourceParser() {
 
 /** @turnguard/testkit from dist: its wire writers render the served streams. */
 export async function loadTestkit() {
-  return import(distUrl('packages/testkit'));
+  return import(await distUrl('packages/testkit'));
 }

@@ -54,3 +54,5 @@ for (let round = 0; round < runs; round += 1) {
 }
 
 process.stdout.write(`${JSON.stringify({ protocol: values.protocol, records, runs, timings, items })}\n`);
+// Keep-alive sockets to the server would hold the process open for their timeout.
+process.exit(0);

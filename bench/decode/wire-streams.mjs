@@ -9,7 +9,7 @@ import { loadTestkit } from './resolve-deps.mjs';
 export const PROTOCOLS = ['chat', 'messages', 'responses'];
 
 /** What the request body would say; the wire writers take the model from it. */
-export const BENCH_MODELS = { chat: 'gpt-4.1-mini-2025-04-14', messages: 'claude-sonnet-4-5-20250929', responses: 'gpt-5.1' };
+export const BENCH_MODELS = { chat: 'gpt-4.1-mini-2025-04-14', messages: 'claude-sonnet-4-6', responses: 'gpt-5.1' };
 
 /** Words per delta = the testkit defaults (Chat/Responses ≈ one token, Messages a few words). */
 const WORDS_PER_DELTA = { chat: 1, messages: 3, responses: 1 };
