@@ -16,8 +16,13 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
  */
 export async function* decodeChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
   const decoder = new ChatChunkDecoder();
-  const records: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (record) => records.push(record) });
+  // One array reused for every read: the parser callback decodes each record
+  // into it, then this one generator yields its items from a plain loop. A
+  // nested generator or a `yield*` per record cost more than the decoding
+  // itself (bench/README.md, "decode").
+  const events: DecodedStreamEvent[] = [];
+  let atEndOfBody = false;
+  const parser = createParser({ onEvent: (record) => decoder.pushRecordEvents(record, atEndOfBody, events) });
   const textDecoder = new TextDecoder();
   const reader = body.getReader();
   let finished = false;
@@ -26,14 +31,17 @@ export async function* decodeChatStream(body: ReadableStream<Uint8Array>): Async
       const { done, value } = await reader.read();
       if (done) break;
       parser.feed(textDecoder.decode(value, { stream: true }));
-      while (records.length > 0) yield* decoder.handleRecord(records.shift()!, false);
+      for (let index = 0; index < events.length; index += 1) yield events[index]!;
+      events.length = 0;
     }
     finished = true;
+    atEndOfBody = true;
     // A last record without its blank line still counts (openai-node flushes its line decoder too).
     parser.feed(textDecoder.decode());
     parser.feed('\n\n');
-    while (records.length > 0) yield* decoder.handleRecord(records.shift()!, true);
-    yield* decoder.finish();
+    decoder.pushEndEvents(events);
+    for (let index = 0; index < events.length; index += 1) yield events[index]!;
+    events.length = 0;
   } finally {
     // The consumer stopped early: release the upstream body.
     if (!finished) await reader.cancel().catch(() => undefined);
@@ -43,7 +51,12 @@ export async function* decodeChatStream(body: ReadableStream<Uint8Array>): Async
 
 type BlockKind = 'text' | 'reasoning';
 
-/** Per-segment decoding state: one instance per response body. */
+/**
+ * Per-segment decoding state: one instance per response body. The `push*`
+ * methods append to the caller's array (the stream decoder's per-read batch)
+ * so a chunk allocates only the events it stands for; `handleRecord` and
+ * `finish` return fresh arrays for callers that want one.
+ */
 export class ChatChunkDecoder {
   private readonly toolCalls = new ChatToolCallAssembler();
   private openBlock: { kind: BlockKind; id: string } | undefined;
@@ -53,102 +66,138 @@ export class ChatChunkDecoder {
   private doneSeen = false;
 
   handleRecord(record: EventSourceMessage, atEndOfBody: boolean): TurnEvent[] {
-    if (this.doneSeen) return [];
+    const events: TurnEvent[] = [];
+    this.pushRecordEvents(record, atEndOfBody, events);
+    return events;
+  }
+
+  finish(): DecodedStreamEvent[] {
+    const events: DecodedStreamEvent[] = [];
+    this.pushEndEvents(events);
+    return events;
+  }
+
+  /** One SSE record → its events, appended to `events`. Never throws. */
+  pushRecordEvents(record: EventSourceMessage, atEndOfBody: boolean, events: DecodedStreamEvent[]): void {
+    if (this.doneSeen) return;
     const data = record.data.trim();
     if (data === '[DONE]') {
       this.doneSeen = true;
-      return [];
+      return;
     }
     let payload: unknown;
     try {
       payload = JSON.parse(data);
     } catch {
       // A record cut off by the end of the body is a cut stream, not a malformed chunk.
-      if (atEndOfBody) return [];
+      if (atEndOfBody) return;
       // No `cause`: V8's SyntaxError quotes the chunk, which may hold model text (R4.10).
-      return [{ type: 'error', error: malformedChunk(`undecodable chunk (${data.length} chars)`) }];
+      events.push({ type: 'error', error: malformedChunk(`undecodable chunk (${data.length} chars)`) });
+      return;
     }
     // openai-node Stream.fromSSEResponse: `event: error`, or any payload with a truthy `error`.
     if (record.event === 'error' || (isRecord(payload) && (Boolean(payload.error) || payload.object === 'error'))) {
-      return [{ type: 'error', error: classifyChatStreamError(payload) }];
+      events.push({ type: 'error', error: classifyChatStreamError(payload) });
+      return;
     }
     if (!isRecord(payload)) {
-      return [{ type: 'error', error: malformedChunk('chunk is not a JSON object') }];
+      events.push({ type: 'error', error: malformedChunk('chunk is not a JSON object') });
+      return;
     }
-    return this.handleChunk(payload);
+    this.pushChunkEvents(payload, events);
   }
 
-  finish(): DecodedStreamEvent[] {
+  /** The stream's last events: the open block's end, then `stream-end`. */
+  pushEndEvents(events: DecodedStreamEvent[]): void {
     // Unfinished tool calls get no end event: their arguments may be cut (R3.13).
-    return [...this.closeBlock(), { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen }];
+    this.closeBlock(events);
+    events.push({ type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen });
   }
 
-  private handleChunk(chunk: Record<string, unknown>): TurnEvent[] {
-    const events: TurnEvent[] = [...this.readMetadata(chunk)];
-    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+  private pushChunkEvents(chunk: Record<string, unknown>, events: DecodedStreamEvent[]): void {
+    if (!this.metadataSent) this.pushMetadata(chunk, events);
     // Neutral events have one response: read choice 0 (what `n` defaults to).
-    const choice = choices.find((entry) => isRecord(entry) && (entry.index ?? 0) === 0);
+    const choice = findFirstChoice(chunk.choices);
     let finishReason: string | undefined;
-    if (isRecord(choice) && !this.terminalFrameSeen) {
-      if (isRecord(choice.delta)) events.push(...this.readDelta(choice.delta));
+    if (choice !== undefined && !this.terminalFrameSeen) {
+      if (isRecord(choice.delta)) this.pushDeltaEvents(choice.delta, events);
       if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finishReason = choice.finish_reason;
     }
     if (finishReason !== undefined) {
       this.terminalFrameSeen = true;
-      events.push(...this.closeBlock(), ...this.toolCalls.endCalls());
+      this.closeBlock(events);
+      this.toolCalls.pushEndEvents(events);
     }
     // OpenAI sends usage on a chunk with empty `choices`; DeepSeek and Groq on the finish chunk.
     if (isRecord(chunk.usage)) events.push({ type: 'usage', usage: convertChatUsage(chunk.usage) });
     if (finishReason !== undefined) events.push({ type: 'finish', finishReason: mapChatFinishReason(finishReason) });
-    return events;
   }
 
-  private readMetadata(chunk: Record<string, unknown>): TurnEvent[] {
-    if (this.metadataSent) return [];
+  private pushMetadata(chunk: Record<string, unknown>, events: DecodedStreamEvent[]): void {
     const metadata: Extract<TurnEvent, { type: 'response-metadata' }> = { type: 'response-metadata' };
-    if (typeof chunk.id === 'string' && chunk.id !== '') metadata.responseId = chunk.id;
-    if (typeof chunk.model === 'string' && chunk.model !== '') metadata.model = chunk.model;
-    if (typeof chunk.created === 'number') metadata.createdAt = chunk.created;
-    if (Object.keys(metadata).length === 1) return [];
+    let known = false;
+    if (typeof chunk.id === 'string' && chunk.id !== '') {
+      metadata.responseId = chunk.id;
+      known = true;
+    }
+    if (typeof chunk.model === 'string' && chunk.model !== '') {
+      metadata.model = chunk.model;
+      known = true;
+    }
+    if (typeof chunk.created === 'number') {
+      metadata.createdAt = chunk.created;
+      known = true;
+    }
+    if (!known) return;
     this.metadataSent = true;
-    return [metadata];
+    events.push(metadata);
   }
 
-  private readDelta(delta: Record<string, unknown>): TurnEvent[] {
-    const events: TurnEvent[] = [];
+  private pushDeltaEvents(delta: Record<string, unknown>, events: DecodedStreamEvent[]): void {
     const reasoning = readReasoningText(delta.reasoning_content ?? delta.reasoning);
-    if (reasoning !== '') events.push(...this.appendToBlock('reasoning', reasoning));
-    if (typeof delta.content === 'string' && delta.content !== '') events.push(...this.appendToBlock('text', delta.content));
+    if (reasoning !== '') this.appendToBlock('reasoning', reasoning, events);
+    if (typeof delta.content === 'string' && delta.content !== '') this.appendToBlock('text', delta.content, events);
     // A refusal is model output the host must see; the neutral events carry it as text.
-    if (typeof delta.refusal === 'string' && delta.refusal !== '') events.push(...this.appendToBlock('text', delta.refusal));
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') this.appendToBlock('text', delta.refusal, events);
     if (Array.isArray(delta.tool_calls)) {
       for (const fragment of delta.tool_calls) {
-        const toolEvents = this.toolCalls.addFragment(fragment);
-        if (toolEvents.some((event) => event.type === 'tool-call-start')) events.push(...this.closeBlock());
-        events.push(...toolEvents);
+        const firstToolEvent = events.length;
+        const startedCall = this.toolCalls.pushFragmentEvents(fragment, events);
+        // A starting tool call ends the open text/reasoning block first (rare: splice is fine here).
+        if (startedCall && this.openBlock !== undefined) events.splice(firstToolEvent, 0, this.takeBlockEnd(this.openBlock));
       }
     }
-    return events;
   }
 
-  private appendToBlock(kind: BlockKind, delta: string): TurnEvent[] {
-    const events: TurnEvent[] = [];
-    if (this.openBlock?.kind !== kind) {
-      events.push(...this.closeBlock());
-      this.openBlock = { kind, id: `${kind}-${this.blockCount++}` };
-      events.push(kind === 'text' ? { type: 'text-start', id: this.openBlock.id } : { type: 'reasoning-start', id: this.openBlock.id });
+  private appendToBlock(kind: BlockKind, delta: string, events: DecodedStreamEvent[]): void {
+    let block = this.openBlock;
+    if (block?.kind !== kind) {
+      this.closeBlock(events);
+      block = { kind, id: `${kind}-${this.blockCount++}` };
+      this.openBlock = block;
+      events.push(kind === 'text' ? { type: 'text-start', id: block.id } : { type: 'reasoning-start', id: block.id });
     }
-    const id = this.openBlock.id;
+    const id = block.id;
     events.push(kind === 'text' ? { type: 'text-delta', id, delta } : { type: 'reasoning-delta', id, delta });
-    return events;
   }
 
-  private closeBlock(): TurnEvent[] {
-    const block = this.openBlock;
-    if (block === undefined) return [];
-    this.openBlock = undefined;
-    return [block.kind === 'text' ? { type: 'text-end', id: block.id } : { type: 'reasoning-end', id: block.id }];
+  private closeBlock(events: DecodedStreamEvent[]): void {
+    if (this.openBlock !== undefined) events.push(this.takeBlockEnd(this.openBlock));
   }
+
+  private takeBlockEnd(block: { kind: BlockKind; id: string }): TurnEvent {
+    this.openBlock = undefined;
+    return block.kind === 'text' ? { type: 'text-end', id: block.id } : { type: 'reasoning-end', id: block.id };
+  }
+}
+
+/** The choice with `index` 0 (absent counts as 0), without a closure per chunk. */
+function findFirstChoice(choices: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  for (const entry of choices) {
+    if (isRecord(entry) && (entry.index ?? 0) === 0) return entry;
+  }
+  return undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { TurnEvent } from '@turnguard/core';
+import type { DecodedStreamEvent, TurnEvent } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 
 interface AssembledToolCall {
@@ -31,22 +31,35 @@ export class ChatToolCallAssembler {
   }
 
   addFragment(fragment: unknown): TurnEvent[] {
-    if (!isRecord(fragment)) return [];
-    const call = this.findOrCreateCall(fragment);
-    const inner = isRecord(fragment.function) ? fragment.function : isRecord(fragment.custom) ? fragment.custom : {};
-    if (call.id === '' && typeof fragment.id === 'string') call.id = fragment.id;
-    if (call.name === '' && typeof inner.name === 'string') call.name = inner.name;
-    const inputFragment = typeof inner.arguments === 'string' ? inner.arguments : typeof inner.input === 'string' ? inner.input : '';
-
     const events: TurnEvent[] = [];
+    this.pushFragmentEvents(fragment, events);
+    return events;
+  }
+
+  /**
+   * `addFragment` without allocating: appends the fragment's events to
+   * `events` (the decoder's per-read batch) and returns true when they
+   * include a `tool-call-start`.
+   */
+  pushFragmentEvents(fragment: unknown, events: DecodedStreamEvent[]): boolean {
+    if (!isRecord(fragment)) return false;
+    const call = this.findOrCreateCall(fragment);
+    const inner = isRecord(fragment.function) ? fragment.function : isRecord(fragment.custom) ? fragment.custom : undefined;
+    if (call.id === '' && typeof fragment.id === 'string') call.id = fragment.id;
+    if (call.name === '' && typeof inner?.name === 'string') call.name = inner.name;
+    const inputFragment = typeof inner?.arguments === 'string' ? inner.arguments : typeof inner?.input === 'string' ? inner.input : '';
+
     if (!call.started) {
       call.input += inputFragment;
-      if (call.id !== '' && call.name !== '') events.push(...this.startCall(call));
-    } else if (inputFragment !== '') {
+      if (call.id === '' || call.name === '') return false;
+      this.startCall(call, events);
+      return true;
+    }
+    if (inputFragment !== '') {
       call.input += inputFragment;
       events.push({ type: 'tool-call-delta', toolCallId: call.id, delta: inputFragment });
     }
-    return events;
+    return false;
   }
 
   /**
@@ -55,23 +68,28 @@ export class ChatToolCallAssembler {
    */
   endCalls(): TurnEvent[] {
     const events: TurnEvent[] = [];
-    this.calls.forEach((call, position) => {
-      if (call.ended || call.name === '') return;
-      if (!call.started) {
-        if (call.id === '') call.id = `call_turnguard_${position}`;
-        events.push(...this.startCall(call));
-      }
-      call.ended = true;
-      events.push({ type: 'tool-call-end', toolCallId: call.id, toolName: call.name, input: call.input });
-    });
+    this.pushEndEvents(events);
     return events;
   }
 
-  private startCall(call: AssembledToolCall): TurnEvent[] {
+  /** `endCalls` appending to the caller's events array. */
+  pushEndEvents(events: DecodedStreamEvent[]): void {
+    for (let position = 0; position < this.calls.length; position += 1) {
+      const call = this.calls[position]!;
+      if (call.ended || call.name === '') continue;
+      if (!call.started) {
+        if (call.id === '') call.id = `call_turnguard_${position}`;
+        this.startCall(call, events);
+      }
+      call.ended = true;
+      events.push({ type: 'tool-call-end', toolCallId: call.id, toolName: call.name, input: call.input });
+    }
+  }
+
+  private startCall(call: AssembledToolCall, events: DecodedStreamEvent[]): void {
     call.started = true;
-    const events: TurnEvent[] = [{ type: 'tool-call-start', toolCallId: call.id, toolName: call.name }];
+    events.push({ type: 'tool-call-start', toolCallId: call.id, toolName: call.name });
     if (call.input !== '') events.push({ type: 'tool-call-delta', toolCallId: call.id, delta: call.input });
-    return events;
   }
 
   private findOrCreateCall(fragment: Record<string, unknown>): AssembledToolCall {
@@ -79,7 +97,10 @@ export class ChatToolCallAssembler {
     const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
     let existing: AssembledToolCall | undefined;
     if (index !== undefined) {
-      existing = [...this.calls].reverse().find((call) => call.index === index);
+      // The latest call at this index (a new id there started a new call); no copy of the list per fragment.
+      for (let position = this.calls.length - 1; position >= 0 && existing === undefined; position -= 1) {
+        if (this.calls[position]!.index === index) existing = this.calls[position];
+      }
       if (existing !== undefined && id !== undefined && existing.id !== '' && existing.id !== id) existing = undefined;
     } else if (id !== undefined) {
       existing = this.calls.find((call) => call.id === id);

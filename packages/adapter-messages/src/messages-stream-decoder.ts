@@ -3,7 +3,7 @@ import { classifyMessagesStreamError, createInvalidStreamDataError } from './cla
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
 import { isRecord, type NativeRecord } from './messages-types.js';
-import { readSseEvents } from './read-sse-events.js';
+import { decodeSseBody } from './read-sse-events.js';
 
 type OpenBlock =
   | { kind: 'text'; id: string }
@@ -35,6 +35,16 @@ export class MessagesStreamDecoder {
 
   /** One SSE record → the neutral events it stands for (often none). Never throws. */
   decodeRecord(eventName: string | undefined, data: string): DecodedStreamEvent[] {
+    const events: DecodedStreamEvent[] = [];
+    this.pushRecordEvents(eventName, data, events);
+    return events;
+  }
+
+  /**
+   * `decodeRecord` appending to the caller's array (the stream decoder's
+   * per-read batch), so a record allocates only the events it stands for.
+   */
+  pushRecordEvents(eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -43,28 +53,32 @@ export class MessagesStreamDecoder {
     }
     // anthropic-sdk-typescript Stream.fromSSEResponse: `event: error` is an APIError whatever the data holds.
     if (eventName === 'error' || (isRecord(parsed) && parsed['type'] === 'error')) {
-      return [{ type: 'error', error: classifyMessagesStreamError(data) }];
+      events.push({ type: 'error', error: classifyMessagesStreamError(data) });
+      return;
     }
-    if (eventName === 'ping') return [];
-    if (!isRecord(parsed)) return [{ type: 'error', error: createInvalidStreamDataError(eventName) }];
-    if (this.#stopped || this.#spliced) return [];
+    if (eventName === 'ping') return;
+    if (!isRecord(parsed)) {
+      events.push({ type: 'error', error: createInvalidStreamDataError(eventName) });
+      return;
+    }
+    if (this.#stopped || this.#spliced) return;
     const type = typeof parsed['type'] === 'string' ? parsed['type'] : eventName;
     switch (type) {
       case 'message_start':
-        return this.#startMessage(parsed);
+        return this.#startMessage(parsed, events);
       case 'content_block_start':
-        return this.#startBlock(parsed);
+        return this.#startBlock(parsed, events);
       case 'content_block_delta':
-        return this.#applyDelta(parsed);
+        return this.#applyDelta(parsed, events);
       case 'content_block_stop':
-        return this.#stopBlock(parsed['index']);
+        return this.#stopBlock(parsed['index'], events);
       case 'message_delta':
-        return this.#applyMessageDelta(parsed);
+        return this.#applyMessageDelta(parsed, events);
       case 'message_stop':
-        return this.#stopMessage();
+        return this.#stopMessage(events);
       default:
         // `ping` and event types newer than this adapter carry nothing we model.
-        return [];
+        return;
     }
   }
 
@@ -73,115 +87,124 @@ export class MessagesStreamDecoder {
     return { type: 'stream-end', terminalFrameSeen: this.#terminalFrameSeen };
   }
 
-  #startMessage(event: NativeRecord): DecodedStreamEvent[] {
+  #startMessage(event: NativeRecord, events: DecodedStreamEvent[]): void {
     const message = isRecord(event['message']) ? event['message'] : {};
     const id = typeof message['id'] === 'string' ? message['id'] : undefined;
     if (this.#messageStarted) {
       // Quirk (fixture duplicate-message-start): some upstreams repeat message_start for the open
       // message. vercel/ai ignores the repeat ("ignores a duplicate message_start for the
       // already-open message"): no second metadata, no reset of content already emitted.
-      if (id === this.#messageId) return [];
+      if (id === this.#messageId) return;
       // A different message spliced into the open one: vercel/ai fails the stream with an error
       // and takes nothing from the second message; so do we.
       this.#spliced = true;
-      return [{ type: 'error', error: createInvalidStreamDataError('message_start').with({ message: 'Messages stream: a second message started before message_stop' }) }];
+      events.push({ type: 'error', error: createInvalidStreamDataError('message_start').with({ message: 'Messages stream: a second message started before message_stop' }) });
+      return;
     }
     this.#messageStarted = true;
     this.#messageId = id;
-    const events: DecodedStreamEvent[] = [
-      { type: 'response-metadata', responseId: id, model: typeof message['model'] === 'string' ? message['model'] : undefined },
-    ];
+    events.push({ type: 'response-metadata', responseId: id, model: typeof message['model'] === 'string' ? message['model'] : undefined });
     if (isRecord(message['usage'])) {
       this.#nativeUsage = mergeMessagesUsage({}, message['usage']);
       events.push({ type: 'usage', usage: convertMessagesUsage(this.#nativeUsage) });
     }
-    return events;
   }
 
-  #startBlock(event: NativeRecord): DecodedStreamEvent[] {
+  #startBlock(event: NativeRecord, events: DecodedStreamEvent[]): void {
     const index = event['index'];
     const block = event['content_block'];
-    if (typeof index !== 'number' || !isRecord(block) || this.#blocks.has(index)) return [];
+    if (typeof index !== 'number' || !isRecord(block) || this.#blocks.has(index)) return;
     const id = String(index);
     switch (block['type']) {
       case 'text': {
         this.#blocks.set(index, { kind: 'text', id });
         const text = typeof block['text'] === 'string' ? block['text'] : '';
-        return text === '' ? [{ type: 'text-start', id }] : [{ type: 'text-start', id }, { type: 'text-delta', id, delta: text }];
+        events.push({ type: 'text-start', id });
+        if (text !== '') events.push({ type: 'text-delta', id, delta: text });
+        return;
       }
       case 'thinking': {
         const signature = typeof block['signature'] === 'string' && block['signature'] !== '' ? block['signature'] : undefined;
         this.#blocks.set(index, { kind: 'reasoning', id, signature });
         const thinking = typeof block['thinking'] === 'string' ? block['thinking'] : '';
-        return thinking === ''
-          ? [{ type: 'reasoning-start', id }]
-          : [{ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: thinking }];
+        events.push({ type: 'reasoning-start', id });
+        if (thinking !== '') events.push({ type: 'reasoning-delta', id, delta: thinking });
+        return;
       }
       case 'redacted_thinking': {
         // One start with the whole opaque block, no deltas (vercel/ai "should stream redacted reasoning").
         const data = typeof block['data'] === 'string' ? block['data'] : '';
         this.#blocks.set(index, { kind: 'redacted', id, data });
-        return [{ type: 'reasoning-start', id, redacted: true, encrypted: data }];
+        events.push({ type: 'reasoning-start', id, redacted: true, encrypted: data });
+        return;
       }
       case 'tool_use': {
-        if (typeof block['id'] !== 'string' || typeof block['name'] !== 'string') return [];
+        if (typeof block['id'] !== 'string' || typeof block['name'] !== 'string') return;
         this.#blocks.set(index, { kind: 'tool', toolCallId: block['id'], toolName: block['name'], inputParts: [], initialInput: block['input'] });
-        return [{ type: 'tool-call-start', toolCallId: block['id'], toolName: block['name'] }];
+        events.push({ type: 'tool-call-start', toolCallId: block['id'], toolName: block['name'] });
+        return;
       }
       default:
         this.#blocks.set(index, { kind: 'ignored' });
-        return [];
+        return;
     }
   }
 
-  #applyDelta(event: NativeRecord): DecodedStreamEvent[] {
+  #applyDelta(event: NativeRecord, events: DecodedStreamEvent[]): void {
     const index = event['index'];
     const delta = event['delta'];
     const block = typeof index === 'number' ? this.#blocks.get(index) : undefined;
-    if (block === undefined || !isRecord(delta)) return [];
+    if (block === undefined || !isRecord(delta)) return;
     switch (delta['type']) {
       case 'text_delta':
-        return block.kind === 'text' && typeof delta['text'] === 'string' && delta['text'] !== ''
-          ? [{ type: 'text-delta', id: block.id, delta: delta['text'] }]
-          : [];
+        if (block.kind === 'text' && typeof delta['text'] === 'string' && delta['text'] !== '') {
+          events.push({ type: 'text-delta', id: block.id, delta: delta['text'] });
+        }
+        return;
       case 'thinking_delta':
-        return block.kind === 'reasoning' && typeof delta['thinking'] === 'string' && delta['thinking'] !== ''
-          ? [{ type: 'reasoning-delta', id: block.id, delta: delta['thinking'] }]
-          : [];
+        if (block.kind === 'reasoning' && typeof delta['thinking'] === 'string' && delta['thinking'] !== '') {
+          events.push({ type: 'reasoning-delta', id: block.id, delta: delta['thinking'] });
+        }
+        return;
       case 'signature_delta':
         // The SDK accumulator sets the signature, it does not append (src/lib/MessageStream.ts).
         if (block.kind === 'reasoning' && typeof delta['signature'] === 'string') block.signature = delta['signature'];
-        return [];
+        return;
       case 'input_json_delta': {
-        if (block.kind !== 'tool' || typeof delta['partial_json'] !== 'string' || delta['partial_json'] === '') return [];
+        if (block.kind !== 'tool' || typeof delta['partial_json'] !== 'string' || delta['partial_json'] === '') return;
         block.inputParts.push(delta['partial_json']);
-        return [{ type: 'tool-call-delta', toolCallId: block.toolCallId, delta: delta['partial_json'] }];
+        events.push({ type: 'tool-call-delta', toolCallId: block.toolCallId, delta: delta['partial_json'] });
+        return;
       }
       default:
         // citations_delta and newer delta types have no neutral form.
-        return [];
+        return;
     }
   }
 
-  #stopBlock(index: unknown): DecodedStreamEvent[] {
+  #stopBlock(index: unknown, events: DecodedStreamEvent[]): void {
     const block = typeof index === 'number' ? this.#blocks.get(index) : undefined;
-    if (block === undefined) return [];
+    if (block === undefined) return;
     this.#blocks.delete(index as number);
-    return this.#endEventsOf(block);
+    this.#pushEndEventOf(block, events);
   }
 
-  #endEventsOf(block: OpenBlock): DecodedStreamEvent[] {
+  #pushEndEventOf(block: OpenBlock, events: DecodedStreamEvent[]): void {
     switch (block.kind) {
       case 'text':
-        return [{ type: 'text-end', id: block.id }];
+        events.push({ type: 'text-end', id: block.id });
+        return;
       case 'reasoning':
-        return [block.signature === undefined ? { type: 'reasoning-end', id: block.id } : { type: 'reasoning-end', id: block.id, signature: block.signature }];
+        events.push(block.signature === undefined ? { type: 'reasoning-end', id: block.id } : { type: 'reasoning-end', id: block.id, signature: block.signature });
+        return;
       case 'redacted':
-        return [{ type: 'reasoning-end', id: block.id, encrypted: block.data }];
+        events.push({ type: 'reasoning-end', id: block.id, encrypted: block.data });
+        return;
       case 'tool':
-        return [{ type: 'tool-call-end', toolCallId: block.toolCallId, toolName: block.toolName, input: joinToolInput(block) }];
+        events.push({ type: 'tool-call-end', toolCallId: block.toolCallId, toolName: block.toolName, input: joinToolInput(block) });
+        return;
       case 'ignored':
-        return [];
+        return;
       default: {
         const _exhaustive: never = block;
         return _exhaustive;
@@ -189,23 +212,22 @@ export class MessagesStreamDecoder {
     }
   }
 
-  #applyMessageDelta(event: NativeRecord): DecodedStreamEvent[] {
+  #applyMessageDelta(event: NativeRecord, events: DecodedStreamEvent[]): void {
     const delta = isRecord(event['delta']) ? event['delta'] : {};
     if (typeof delta['stop_reason'] === 'string') this.#stopReason = delta['stop_reason'];
-    if (!isRecord(event['usage'])) return [];
+    if (!isRecord(event['usage'])) return;
     this.#nativeUsage = mergeMessagesUsage(this.#nativeUsage, event['usage']);
-    return [{ type: 'usage', usage: convertMessagesUsage(this.#nativeUsage) }];
+    events.push({ type: 'usage', usage: convertMessagesUsage(this.#nativeUsage) });
   }
 
-  #stopMessage(): DecodedStreamEvent[] {
+  #stopMessage(events: DecodedStreamEvent[]): void {
     this.#stopped = true;
     // Blocks a sloppy upstream left open end with the message.
-    const events = [...this.#blocks.values()].flatMap((block) => this.#endEventsOf(block));
+    for (const block of this.#blocks.values()) this.#pushEndEventOf(block, events);
     this.#blocks.clear();
-    if (this.#stopReason === undefined) return events;
+    if (this.#stopReason === undefined) return;
     this.#terminalFrameSeen = true;
     events.push({ type: 'finish', finishReason: mapMessagesStopReason(this.#stopReason) });
-    return events;
   }
 }
 
@@ -221,11 +243,17 @@ function joinToolInput(block: { inputParts: string[]; initialInput: unknown }): 
   return isRecord(block.initialInput) && Object.keys(block.initialInput).length > 0 ? JSON.stringify(block.initialInput) : '{}';
 }
 
-/** Bytes of a Messages SSE body → neutral events, ending with `stream-end` (R7.2). */
-export async function* decodeMessagesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+/**
+ * Bytes of a Messages SSE body → neutral events, ending with `stream-end` (R7.2).
+ * One async generator (`decodeSseBody`) that decodes each network read's
+ * records into a batch and yields it event by event: no generator stacked on
+ * a record reader, no `yield*` per record (bench/README.md, "decode").
+ */
+export function decodeMessagesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
   const decoder = new MessagesStreamDecoder();
-  for await (const record of readSseEvents(body)) {
-    yield* decoder.decodeRecord(record.event, record.data);
-  }
-  yield decoder.end();
+  return decodeSseBody<DecodedStreamEvent>(
+    body,
+    (record, events) => decoder.pushRecordEvents(record.event, record.data, events),
+    (events) => events.push(decoder.end()),
+  );
 }
