@@ -1,0 +1,112 @@
+import type { FinishReason, ProviderFields, TurnError, TurnEvent, Usage } from '@turnguard/core';
+
+export type OutputBlock =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string; signature: string | undefined; redacted: boolean; encrypted: string | undefined }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string; providerFields: ProviderFields | undefined };
+
+/** Everything a non-streaming answer needs, gathered from one logical turn's events. */
+export interface TurnOutput {
+  responseId: string | undefined;
+  model: string | undefined;
+  createdAt: number | undefined;
+  /** In the order the blocks started. */
+  blocks: OutputBlock[];
+  usage: Usage | undefined;
+  finishReason: FinishReason | undefined;
+  error: TurnError | undefined;
+}
+
+/**
+ * Folds neutral events into a `TurnOutput`, one event at a time (the
+ * non-streaming path of R8.1: the turn still streams upstream, so R4
+ * recovery works; the client gets one JSON body at the end).
+ */
+export class TurnOutputCollector {
+  readonly output: TurnOutput = {
+    responseId: undefined,
+    model: undefined,
+    createdAt: undefined,
+    blocks: [],
+    usage: undefined,
+    finishReason: undefined,
+    error: undefined,
+  };
+  private readonly open = new Map<string, OutputBlock>();
+
+  add(event: TurnEvent): void {
+    const output = this.output;
+    switch (event.type) {
+      case 'response-metadata':
+        output.responseId ??= event.responseId;
+        output.model ??= event.model;
+        output.createdAt ??= event.createdAt;
+        return;
+      case 'text-start':
+        this.openBlock(event.id, { type: 'text', text: '' });
+        return;
+      case 'text-delta': {
+        const block = this.openBlock(event.id, { type: 'text', text: '' });
+        if (block.type === 'text') block.text += event.delta;
+        return;
+      }
+      case 'reasoning-start':
+        this.openBlock(event.id, { type: 'reasoning', text: '', signature: undefined, redacted: event.redacted === true, encrypted: event.encrypted });
+        return;
+      case 'reasoning-delta': {
+        const block = this.openBlock(event.id, { type: 'reasoning', text: '', signature: undefined, redacted: false, encrypted: undefined });
+        if (block.type === 'reasoning') block.text += event.delta;
+        return;
+      }
+      case 'reasoning-end': {
+        const block = this.open.get(event.id);
+        if (block?.type === 'reasoning') {
+          block.signature = event.signature ?? block.signature;
+          block.encrypted = event.encrypted ?? block.encrypted;
+        }
+        return;
+      }
+      case 'tool-call-start':
+        this.openBlock(event.toolCallId, { type: 'tool-call', toolCallId: event.toolCallId, toolName: event.toolName, input: '', providerFields: event.providerFields });
+        return;
+      case 'tool-call-delta': {
+        const block = this.open.get(event.toolCallId);
+        if (block?.type === 'tool-call') block.input += event.delta;
+        return;
+      }
+      case 'tool-call-end': {
+        const block = this.openBlock(event.toolCallId, { type: 'tool-call', toolCallId: event.toolCallId, toolName: event.toolName, input: '', providerFields: undefined });
+        if (block.type === 'tool-call') block.input = event.input;
+        return;
+      }
+      case 'usage':
+        output.usage = event.usage;
+        return;
+      case 'finish':
+        output.finishReason = event.finishReason;
+        return;
+      case 'error':
+        output.error = event.error;
+        return;
+      case 'text-end':
+      case 'retry':
+      case 'heartbeat':
+      case 'recovery-start':
+      case 'tombstone':
+      case 'warning':
+        return;
+      default: {
+        const _exhaustive: never = event;
+        return _exhaustive;
+      }
+    }
+  }
+
+  private openBlock(id: string, fresh: OutputBlock): OutputBlock {
+    const existing = this.open.get(id);
+    if (existing !== undefined) return existing;
+    this.open.set(id, fresh);
+    this.output.blocks.push(fresh);
+    return fresh;
+  }
+}

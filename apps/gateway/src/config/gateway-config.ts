@@ -1,0 +1,150 @@
+import { TurnError, resolveStreamRecoveryConfig, type Protocol, type StreamRecoveryOptions } from '@turnguard/core';
+
+/** Where each route forwards to. Chat/Responses bases include `/v1`; the Messages base does not (as each SDK's `baseURL`). */
+export type UpstreamUrls = Record<Protocol, string>;
+
+export interface GatewayRetrySettings {
+  maxRetries?: number;
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/** The validated settings of one gateway. Credentials are deliberately not part of it (R8.5). */
+export interface GatewayConfig {
+  host: string;
+  /** 0 = any free port. */
+  port: number;
+  upstreams: UpstreamUrls;
+  maxBodyBytes: number;
+  /** `stats.json` to record into (R6); undefined = no stats. */
+  statsPath: string | undefined;
+  streamRecovery: false | StreamRecoveryOptions;
+  retry: GatewayRetrySettings;
+  /** Serve the embedded testkit upstream on loopback and forward every route to it. */
+  mock: boolean;
+}
+
+/** A config as given by a file, the environment or flags: every key optional. */
+export interface GatewayConfigInput {
+  host?: string;
+  port?: number;
+  upstreams?: Partial<UpstreamUrls>;
+  maxBodyBytes?: number;
+  statsPath?: string | null;
+  streamRecovery?: false | StreamRecoveryOptions;
+  retry?: GatewayRetrySettings;
+  mock?: boolean;
+}
+
+export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
+  host: '127.0.0.1',
+  port: 8787,
+  upstreams: {
+    chat: 'https://api.openai.com/v1',
+    responses: 'https://api.openai.com/v1',
+    messages: 'https://api.anthropic.com',
+  },
+  maxBodyBytes: 32 * 1024 * 1024,
+  statsPath: undefined,
+  streamRecovery: {},
+  retry: {},
+  mock: false,
+};
+
+const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock']);
+const UPSTREAM_KEYS = new Set<string>(['chat', 'messages', 'responses']);
+const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function dropUndefined(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined));
+}
+
+export function rejectConfig(message: string, option: string): never {
+  throw new TurnError({ kind: 'invalid_request', code: 'GATEWAY_INVALID_CONFIG', retryable: false, message, details: { option } });
+}
+
+function checkKeys(value: unknown, known: ReadonlySet<string>, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) rejectConfig(`${where} must be an object.`, where);
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) rejectConfig(`Unknown config key "${where === 'config' ? key : `${where}.${key}`}".`, key);
+  }
+  return value as Record<string, unknown>;
+}
+
+function readInteger(value: unknown, option: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    rejectConfig(`${option} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`, option);
+  }
+  return value;
+}
+
+function readUrl(value: unknown, option: string): string {
+  if (typeof value !== 'string') rejectConfig(`${option} must be an http(s) URL.`, option);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    rejectConfig(`${option} is not a valid URL: ${JSON.stringify(value)}.`, option);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') rejectConfig(`${option} must use http or https, got ${url.protocol}`, option);
+  if (url.username !== '' || url.password !== '') rejectConfig(`${option} must not carry credentials; use the environment.`, option);
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * Layers inputs (later wins, key by key) over the defaults and validates the
+ * result. Unknown keys, bad URLs and stream-recovery limits above their
+ * defaults throw a `TurnError` (`GATEWAY_INVALID_CONFIG`, or core's
+ * `INVALID_STREAM_RECOVERY_OPTION` for R4.8) with a message naming the key.
+ */
+export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayConfig {
+  const merged: Record<string, unknown> = {};
+  for (const layer of layers) {
+    const checked = checkKeys(layer, TOP_LEVEL_KEYS, 'config');
+    for (const [key, value] of Object.entries(checked)) {
+      if (value === undefined) continue;
+      const previous = merged[key];
+      // Nested groups merge key by key; an unset key in a later layer keeps the earlier value.
+      merged[key] = (key === 'upstreams' || key === 'retry') && isPlainObject(value) ? { ...(isPlainObject(previous) ? previous : {}), ...dropUndefined(value) } : value;
+    }
+  }
+  const config: GatewayConfig = { ...DEFAULT_GATEWAY_CONFIG, upstreams: { ...DEFAULT_GATEWAY_CONFIG.upstreams } };
+  if (merged.host !== undefined) {
+    if (typeof merged.host !== 'string' || merged.host === '') rejectConfig('host must be a non-empty string.', 'host');
+    config.host = merged.host;
+  }
+  if (merged.port !== undefined) config.port = readInteger(merged.port, 'port', 0, 65_535);
+  if (merged.upstreams !== undefined) {
+    const upstreams = checkKeys(merged.upstreams, UPSTREAM_KEYS, 'upstreams');
+    for (const [protocol, url] of Object.entries(upstreams)) {
+      if (url !== undefined) config.upstreams[protocol as Protocol] = readUrl(url, `upstreams.${protocol}`);
+    }
+  }
+  if (merged.maxBodyBytes !== undefined) config.maxBodyBytes = readInteger(merged.maxBodyBytes, 'maxBodyBytes', 1, 1024 ** 3);
+  if (merged.statsPath !== undefined && merged.statsPath !== null) {
+    if (typeof merged.statsPath !== 'string' || merged.statsPath === '') rejectConfig('statsPath must be a non-empty string.', 'statsPath');
+    config.statsPath = merged.statsPath;
+  }
+  if (merged.streamRecovery !== undefined) {
+    // R4.8: core validates (unknown options, limits above the defaults) and its TurnError is surfaced as is.
+    resolveStreamRecoveryConfig(merged.streamRecovery as false | StreamRecoveryOptions);
+    config.streamRecovery = merged.streamRecovery as false | StreamRecoveryOptions;
+  }
+  if (merged.retry !== undefined) {
+    const retry = checkKeys(merged.retry, RETRY_KEYS, 'retry');
+    const settings: GatewayRetrySettings = {};
+    if (retry.maxRetries !== undefined) settings.maxRetries = readInteger(retry.maxRetries, 'retry.maxRetries', 0, 100);
+    if (retry.initialDelayMs !== undefined) settings.initialDelayMs = readInteger(retry.initialDelayMs, 'retry.initialDelayMs', 0, 600_000);
+    if (retry.maxDelayMs !== undefined) settings.maxDelayMs = readInteger(retry.maxDelayMs, 'retry.maxDelayMs', 0, 3_600_000);
+    config.retry = settings;
+  }
+  if (merged.mock !== undefined) {
+    if (typeof merged.mock !== 'boolean') rejectConfig('mock must be true or false.', 'mock');
+    config.mock = merged.mock;
+  }
+  return config;
+}

@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import type { StreamRecoveryOptions } from '@turnguard/core';
+import { rejectConfig, resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './gateway-config.js';
+
+export const SERVE_FLAGS = {
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'upstream-chat': { type: 'string' },
+  'upstream-messages': { type: 'string' },
+  'upstream-responses': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'stats-file': { type: 'string' },
+  'no-stats': { type: 'boolean' },
+  'stream-recovery': { type: 'string' },
+  'max-retries': { type: 'string' },
+  mock: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface LoadConfigSources {
+  argv: readonly string[];
+  env: Record<string, string | undefined>;
+  /** Where `stats.json` goes when neither a flag, the environment nor the file says (the stats CLI's default). */
+  defaultStatsPath: string | undefined;
+  readTextFile?: (path: string) => Promise<string>;
+}
+
+function toInteger(text: string | undefined, option: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text.trim())) rejectConfig(`${option} must be a whole number, got ${JSON.stringify(text)}.`, option);
+  return Number(text);
+}
+
+/** `off`/`false` → recovery off (R4.8); otherwise a JSON object of lowered limits. */
+function toStreamRecovery(text: string | undefined, option: string): false | StreamRecoveryOptions | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off' || text === 'false') return false;
+  if (text === 'on' || text === 'true') return {};
+  try {
+    return JSON.parse(text) as StreamRecoveryOptions;
+  } catch {
+    return rejectConfig(`${option} must be "off", "on" or a JSON object of limits.`, option);
+  }
+}
+
+function toBoolean(text: string | undefined, option: string): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (text === '1' || text === 'true') return true;
+  if (text === '0' || text === 'false' || text === '') return false;
+  return rejectConfig(`${option} must be 1/true or 0/false.`, option);
+}
+
+/** `TURNGUARD_*` variables. Credentials are read elsewhere, per request, and never enter the config (R8.5). */
+export function readEnvironmentLayer(env: Record<string, string | undefined>): GatewayConfigInput {
+  return {
+    host: env.TURNGUARD_HOST,
+    port: toInteger(env.TURNGUARD_PORT, 'TURNGUARD_PORT'),
+    upstreams: {
+      chat: env.TURNGUARD_UPSTREAM_CHAT,
+      messages: env.TURNGUARD_UPSTREAM_MESSAGES,
+      responses: env.TURNGUARD_UPSTREAM_RESPONSES,
+    },
+    maxBodyBytes: toInteger(env.TURNGUARD_MAX_BODY_BYTES, 'TURNGUARD_MAX_BODY_BYTES'),
+    statsPath: env.TURNGUARD_STATS_FILE,
+    streamRecovery: toStreamRecovery(env.TURNGUARD_STREAM_RECOVERY, 'TURNGUARD_STREAM_RECOVERY'),
+    retry: { maxRetries: toInteger(env.TURNGUARD_MAX_RETRIES, 'TURNGUARD_MAX_RETRIES') },
+    mock: toBoolean(env.TURNGUARD_MOCK, 'TURNGUARD_MOCK'),
+  };
+}
+
+type ServeFlagValues = { [K in keyof typeof SERVE_FLAGS]?: (typeof SERVE_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
+
+export function parseServeFlags(argv: readonly string[]): ServeFlagValues {
+  try {
+    return parseArgs({ args: [...argv], options: SERVE_FLAGS, allowPositionals: false, strict: true }).values as ServeFlagValues;
+  } catch (error) {
+    return rejectConfig((error as Error).message, 'argv');
+  }
+}
+
+function readFlagLayer(flags: ServeFlagValues): GatewayConfigInput {
+  return {
+    host: flags.host,
+    port: toInteger(flags.port, '--port'),
+    upstreams: { chat: flags['upstream-chat'], messages: flags['upstream-messages'], responses: flags['upstream-responses'] },
+    maxBodyBytes: toInteger(flags['max-body-bytes'], '--max-body-bytes'),
+    statsPath: flags['no-stats'] === true ? null : flags['stats-file'],
+    streamRecovery: toStreamRecovery(flags['stream-recovery'], '--stream-recovery'),
+    retry: { maxRetries: toInteger(flags['max-retries'], '--max-retries') },
+    mock: flags.mock,
+  };
+}
+
+async function readFileLayer(path: string, read: (path: string) => Promise<string>): Promise<GatewayConfigInput> {
+  let text: string;
+  try {
+    text = await read(path);
+  } catch (error) {
+    return rejectConfig(`Cannot read the config file ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'}).`, 'config');
+  }
+  try {
+    return JSON.parse(text) as GatewayConfigInput;
+  } catch {
+    return rejectConfig(`The config file ${path} is not valid JSON.`, 'config');
+  }
+}
+
+/** Defaults < config file (`--config` or `TURNGUARD_CONFIG`) < environment < flags. */
+export async function loadGatewayConfig(sources: LoadConfigSources): Promise<{ config: GatewayConfig; help: boolean }> {
+  const flags = parseServeFlags(sources.argv);
+  const filePath = flags.config ?? sources.env.TURNGUARD_CONFIG;
+  const fileLayer = filePath === undefined ? {} : await readFileLayer(filePath, sources.readTextFile ?? ((path) => readFile(path, 'utf8')));
+  const layers = [{ statsPath: sources.defaultStatsPath }, fileLayer, readEnvironmentLayer(sources.env), readFlagLayer(flags)];
+  return { config: resolveGatewayConfig(...layers), help: flags.help === true };
+}

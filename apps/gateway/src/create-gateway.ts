@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { FetchFunction, Protocol, StatsSink } from '@turnguard/core';
+import { createStatsStore, type StatsStore } from '@turnguard/stats';
+import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
+import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
+import { createClientError } from './http/protocol-error-body.js';
+import { sendJson, sendProtocolError } from './http/send-json.js';
+import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
+import { startMockUpstream, type MockUpstreamHandle } from './mock-upstream.js';
+import { findRouteProtocol } from './protocol-routes.js';
+
+export interface GatewayOptions extends GatewayConfigInput {
+  /** Where credentials come from when the client sends none (R8.5). Default: `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** A stats sink instead of `statsPath` (tests, embedding). */
+  stats?: StatsSink;
+  /** Injectable upstream transport; default the global `fetch`. */
+  fetch?: FetchFunction;
+  now?: () => number;
+}
+
+export interface Gateway {
+  /** Starts listening (and the embedded mock upstream when `mock`); resolves with the bound address. */
+  listen(): Promise<AddressInfo>;
+  /** Stops accepting, ends open connections, closes the mock and flushes stats. */
+  close(): Promise<void>;
+  /** The bound address once listening. */
+  readonly address: AddressInfo | undefined;
+  /** `http://host:port` once listening; OpenAI clients use `${url}/v1`, Anthropic clients `url`. */
+  readonly url: string | undefined;
+  readonly config: GatewayConfig;
+  readonly metrics: GatewayMetrics;
+  /** The embedded upstream when `mock` is on (its scenario queues are open to tests and the probe). */
+  readonly mockUpstream: MockUpstreamHandle | undefined;
+}
+
+/** Which protocol's error shape fits an unknown path: Anthropic's for `/messages`-like paths, else OpenAI's. */
+function guessProtocol(path: string): Protocol {
+  return path.includes('messages') && !path.includes('chat') ? 'messages' : 'chat';
+}
+
+/**
+ * The local forwarding gateway (R8): `POST /v1/chat/completions`,
+ * `/v1/messages`, `/v1/responses`, `GET /healthz`, `GET /metrics` over plain
+ * `node:http`. Config errors throw a `TurnError` here, before anything listens.
+ */
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  const { env, stats, fetch, now, ...input } = options;
+  const config = resolveGatewayConfig(input);
+  const metrics = new GatewayMetrics();
+  const sockets = new Set<Socket>();
+  let store: StatsStore | undefined;
+  let mock: MockUpstreamHandle | undefined;
+  let address: AddressInfo | undefined;
+  let context: ForwardContext | undefined;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = request.url ?? '/';
+    const protocol = findRouteProtocol(path);
+    if (protocol !== undefined && request.method === 'POST' && context !== undefined) {
+      await forwardTurn(protocol, request, response, context);
+      return;
+    }
+    request.resume();
+    const bare = path.split('?')[0];
+    if (request.method === 'GET' && bare === '/healthz') {
+      sendJson(response, 200, { status: 'ok' });
+      return;
+    }
+    if (request.method === 'GET' && bare === '/metrics') {
+      const text = metrics.render();
+      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+      response.end(text);
+      return;
+    }
+    const error =
+      protocol !== undefined
+        ? createClientError(405, 'GATEWAY_METHOD_NOT_ALLOWED', `${request.method ?? ''} is not allowed on ${bare}; use POST.`)
+        : createClientError(404, 'GATEWAY_UNKNOWN_ROUTE', `No route for ${request.method ?? ''} ${bare}. Routes: POST /v1/chat/completions, /v1/messages, /v1/responses.`);
+    metrics.rejected.inc({ code: error.code });
+    sendProtocolError(response, protocol ?? guessProtocol(bare ?? ''), error, error.status);
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch(() => {
+      // Never crash the server for one request; the socket is released.
+      if (!response.headersSent) sendJson(response, 500, { error: { message: 'Internal gateway error.', type: 'server_error', param: null, code: 'GATEWAY_INTERNAL' } });
+      else response.destroy();
+    });
+  });
+  // Long thinking streams are silent for minutes: no idle timeout on the client side of the gateway.
+  server.timeout = 0;
+  server.requestTimeout = 0;
+  server.on('connection', (socket) => {
+    socket.setNoDelay(true);
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  return {
+    config,
+    metrics,
+    get address() {
+      return address;
+    },
+    get url() {
+      return address === undefined ? undefined : `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    },
+    get mockUpstream() {
+      return mock;
+    },
+    async listen() {
+      if (address !== undefined) return address;
+      mock = config.mock ? await startMockUpstream() : undefined;
+      if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
+      context = {
+        config,
+        upstreams: mock?.upstreams ?? config.upstreams,
+        env: env ?? process.env,
+        sink: createMeteredSink(metrics, stats ?? store),
+        metrics,
+        fetch,
+        now: now ?? Date.now,
+      };
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      address = server.address() as AddressInfo;
+      return address;
+    },
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      address = undefined;
+      await mock?.close();
+      mock = undefined;
+      await store?.close().catch(() => undefined);
+      store = undefined;
+    },
+  };
+}

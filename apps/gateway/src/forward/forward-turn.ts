@@ -1,0 +1,100 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { runTurn, TurnError, type FetchFunction, type Protocol, type StatsSink } from '@turnguard/core';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
+import { sendProtocolError } from '../http/send-json.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { selectAdapter } from '../protocol-routes.js';
+import { observeTurnEvents } from './observe-turn-events.js';
+import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
+import { resolveUpstreamTarget } from './resolve-upstream-target.js';
+
+export interface ForwardContext {
+  config: GatewayConfig;
+  /** Upstream base URL per protocol (the mock's when `--mock`). */
+  upstreams: Record<Protocol, string>;
+  env: Record<string, string | undefined>;
+  sink: StatsSink;
+  metrics: GatewayMetrics;
+  fetch: FetchFunction | undefined;
+  now: () => number;
+}
+
+function wantsChatUsage(body: Record<string, unknown>): boolean {
+  const options = body.stream_options;
+  return typeof options === 'object' && options !== null && (options as Record<string, unknown>).include_usage === true;
+}
+
+/**
+ * One forwarded request: read and check the body, resolve the upstream and
+ * its key, run the logical turn (R1 retries, R4 recovery, R6 stats through
+ * the sink) and relay it as SSE or JSON. Client disconnect aborts the turn,
+ * which stops the current segment and prevents any recovery request (R8.4).
+ */
+export async function forwardTurn(protocol: Protocol, request: IncomingMessage, response: ServerResponse, context: ForwardContext): Promise<void> {
+  const receivedAt = performance.now();
+  const rejectRequest = (error: TurnError): void => {
+    context.metrics.rejected.inc({ code: error.code });
+    sendProtocolError(response, protocol, error, error.status ?? 400);
+  };
+  let body: Record<string, unknown>;
+  try {
+    body = parseJsonObject(await readRequestBody(request, context.config.maxBodyBytes));
+  } catch (error) {
+    if (TurnError.isInstance(error)) {
+      if (error.status === 413) response.setHeader('connection', 'close');
+      rejectRequest(error);
+    } else response.destroy();
+    return;
+  }
+  let target;
+  try {
+    target = resolveUpstreamTarget({ protocol, baseUrl: context.upstreams[protocol], headers: request.headers, env: context.env, mock: context.config.mock });
+  } catch (error) {
+    rejectRequest(error as TurnError);
+    return;
+  }
+
+  const controller = new AbortController();
+  const onClose = (): void => {
+    if (!response.writableFinished) controller.abort('client-disconnected');
+  };
+  response.once('close', onClose);
+  const adapter = selectAdapter(protocol);
+  let run;
+  try {
+    run = runTurn({
+      adapter,
+      request: body,
+      target,
+      fetch: context.fetch,
+      retry: { ...context.config.retry },
+      streamRecovery: context.config.streamRecovery,
+      signal: controller.signal,
+      stats: context.sink,
+      now: context.now,
+    });
+  } catch (error) {
+    rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
+    return;
+  }
+  const events = observeTurnEvents(run, {
+    dropUsage: protocol === 'chat' && !wantsChatUsage(body),
+    observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
+  });
+  const relay = {
+    response,
+    protocol,
+    adapter,
+    events,
+    requestModel: typeof body.model === 'string' ? body.model : undefined,
+    onFirstByte: () => context.metrics.ttfb.observe((performance.now() - receivedAt) / 1000, { protocol }),
+  };
+  try {
+    await (body.stream === true ? relayTurnAsSse(relay) : relayTurnAsJson(relay));
+  } finally {
+    response.off('close', onClose);
+    // The turn is recorded (R6.2) on every path, including a client that left.
+    await run.result;
+  }
+}

@@ -1,0 +1,34 @@
+import type { TurnEvent } from '@turnguard/core';
+
+export interface EventObserver {
+  onRetry(event: Extract<TurnEvent, { type: 'retry' }>): void;
+}
+
+export interface ObserveOptions {
+  /**
+   * Chat only: the client did not ask for `stream_options.include_usage`, so
+   * it gets no usage chunk (a chunk with empty `choices` surprises clients
+   * that index `choices[0]`); runTurn always asks upstream for usage so stats
+   * stay exact (R5.2).
+   */
+  dropUsage: boolean;
+  observer: EventObserver;
+}
+
+/**
+ * Passes runTurn's events through one at a time (so the turn still relays
+ * as it arrives, R8.2), noting retries for metrics and dropping what the
+ * client did not ask for. Stopping this iterator stops the turn (R8.4).
+ */
+export async function* observeTurnEvents(events: AsyncIterable<TurnEvent>, options: ObserveOptions): AsyncGenerator<TurnEvent, void, undefined> {
+  for await (const event of events) {
+    if (event.type === 'retry') options.observer.onRetry(event);
+    if (event.type === 'usage' && options.dropUsage) continue;
+    yield event;
+  }
+}
+
+/** Events that neither start the host-visible response nor end it: they can wait until the first one that does. */
+export function isPreludeEvent(event: TurnEvent): boolean {
+  return event.type === 'retry' || event.type === 'warning' || event.type === 'usage' || event.type === 'recovery-start';
+}

@@ -1,0 +1,137 @@
+// Gateway overhead bench (issue 7): time to first byte and total time of a
+// streamed Chat response — direct to the upstream, through a minimal
+// pipe-through proxy (the floor), and through the turnguard gateway — at 1
+// and 50 concurrent streams, medians of ≥5 interleaved runs, loopback only.
+// Usage: node bench/gateway/run.mjs [runs=7] [chunks=100] [intervalMs=2]
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+
+const runs = Math.max(5, Number(process.argv[2] ?? 7));
+const chunks = Number(process.argv[3] ?? 100);
+const intervalMs = Number(process.argv[4] ?? 2);
+const SEQUENTIAL_STREAMS = 20;
+const CONCURRENT_STREAMS = 50;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const workDir = await mkdtemp(join(tmpdir(), 'tg-gateway-bench-'));
+
+const packages = ['core', 'adapter-chat', 'adapter-messages', 'adapter-responses', 'stats', 'testkit'];
+await build({
+  config: false,
+  entry: { 'proxy-server': join(root, 'bench/gateway/proxy-server.mjs') },
+  outDir: workDir,
+  format: ['cjs'],
+  platform: 'node',
+  target: 'node20',
+  dts: false,
+  silent: true,
+  noExternal: [/.*/],
+  esbuildOptions(options) {
+    options.alias = Object.fromEntries(packages.map((name) => [`@turnguard/${name}`, join(root, `packages/${name}/src/index.ts`)]));
+  },
+});
+
+/** Starts a child process and waits for the JSON line it prints. */
+function startChild(args) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, info: JSON.parse(line) }));
+  });
+}
+
+const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), String(chunks), String(intervalMs)]);
+// BENCH_PROXY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the proxies' process.
+const proxyNodeArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const proxies = await startChild([...proxyNodeArgs, join(workDir, 'proxy-server.cjs'), String(upstream.info.port)]);
+const targets = { direct: upstream.info.port, pipe: proxies.info.pipePort, gateway: proxies.info.gatewayPort };
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+
+/** One streamed request: ms to the first body byte and to the end. */
+function streamOnce(port) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let firstByteAt;
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer sk-bench' },
+      },
+      (response) => {
+        let bytes = 0;
+        response.on('data', (chunk) => {
+          firstByteAt ??= performance.now();
+          bytes += chunk.length;
+        });
+        response.on('end', () => {
+          if (response.statusCode !== 200 || bytes === 0) reject(new Error(`status ${response.statusCode}, ${bytes} bytes`));
+          else resolve({ ttfbMs: firstByteAt - started, totalMs: performance.now() - started });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** 1 stream at a time: median TTFB and total over SEQUENTIAL_STREAMS streams. */
+async function runSequential(port) {
+  const results = [];
+  for (let index = 0; index < SEQUENTIAL_STREAMS; index += 1) results.push(await streamOnce(port));
+  return { ttfbMs: median(results.map((r) => r.ttfbMs)), totalMs: median(results.map((r) => r.totalMs)) };
+}
+
+/** 50 streams at once: median TTFB and the makespan (first start to last end). */
+async function runConcurrent(port) {
+  const started = performance.now();
+  const results = await Promise.all(Array.from({ length: CONCURRENT_STREAMS }, () => streamOnce(port)));
+  return { ttfbMs: median(results.map((r) => r.ttfbMs)), totalMs: performance.now() - started };
+}
+
+const table = [];
+for (const [label, runOne] of [
+  ['1', runSequential],
+  [String(CONCURRENT_STREAMS), runConcurrent],
+]) {
+  for (const port of Object.values(targets)) await runOne(port); // warm-up: JIT, keep-alive sockets
+  const samples = { direct: [], pipe: [], gateway: [] };
+  // Interleaved so drift on the shared box hits every path alike.
+  for (let run = 0; run < runs; run += 1) for (const [name, port] of Object.entries(targets)) samples[name].push(await runOne(port));
+  const pick = (name, field) => median(samples[name].map((sample) => sample[field]));
+  table.push({
+    streams: label,
+    ttfb: { direct: pick('direct', 'ttfbMs'), pipe: pick('pipe', 'ttfbMs'), gateway: pick('gateway', 'ttfbMs') },
+    total: { direct: pick('direct', 'totalMs'), pipe: pick('pipe', 'totalMs'), gateway: pick('gateway', 'totalMs') },
+  });
+}
+
+const ms = (value) => value.toFixed(2);
+console.log(`node ${process.version}, ${runs} runs, upstream: ${chunks} chunks every ${intervalMs} ms`);
+console.log('| streams | TTFB direct | TTFB pipe | TTFB gateway | added TTFB pipe | added TTFB gateway | total direct | total pipe | total gateway | gateway / pipe |');
+console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const row of table) {
+  console.log(
+    `| ${row.streams} | ${ms(row.ttfb.direct)} | ${ms(row.ttfb.pipe)} | ${ms(row.ttfb.gateway)} | ${ms(row.ttfb.pipe - row.ttfb.direct)} | ${ms(row.ttfb.gateway - row.ttfb.direct)} | ${ms(row.total.direct)} | ${ms(row.total.pipe)} | ${ms(row.total.gateway)} | ${(row.total.gateway / row.total.pipe).toFixed(2)}× |`,
+  );
+}
+agent.destroy();
+upstream.child.kill();
+proxies.child.kill('SIGINT');
+await rm(workDir, { recursive: true, force: true });
