@@ -266,12 +266,17 @@ function buildToolCallItem(open: OpenItem, status: 'in_progress' | 'completed'):
   return open.itemType === 'custom_tool_call' ? { ...base, input: open.text } : { ...base, arguments: open.text };
 }
 
-/** The upstream's own code/type when the error came from a Responses stream, else one derived from the kind. */
+/**
+ * The upstream's own code/type when the error came from a Responses stream,
+ * else one derived from the kind. A failure of turnguard's own (a cut stream,
+ * a time limit, an abort) keeps its stable code (`STREAM_CUT`, `TIMEOUT`…) so
+ * a host can tell a cut from an upstream server error (R2.1, R8.3).
+ */
 function describeError(error: TurnError): { type: string; code: string; message: string } {
   const upstreamCode = typeof error.details.upstreamCode === 'string' ? error.details.upstreamCode : undefined;
   const upstreamType = typeof error.details.upstreamType === 'string' ? error.details.upstreamType : undefined;
-  const derived = KIND_TO_CODE[error.kind] ?? 'server_error';
-  return { type: upstreamType ?? derived, code: upstreamCode ?? derived, message: error.message };
+  const derived = KIND_TO_CODE[error.kind];
+  return { type: upstreamType ?? derived ?? 'server_error', code: upstreamCode ?? derived ?? error.code, message: error.message };
 }
 
 const KIND_TO_CODE: Partial<Record<TurnError['kind'], string>> = {

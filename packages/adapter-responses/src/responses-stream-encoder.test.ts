@@ -166,6 +166,12 @@ describe('encodeResponsesStream → official openai SDK (R7.3)', () => {
     });
   });
 
+  it('R8.3: a cut stream keeps its STREAM_CUT code, so a host can tell it from an upstream server error', async () => {
+    const error = new TurnError({ kind: 'stream_cut', message: 'The stream was cut after output had reached the client.' });
+    const text = new TextDecoder().decode(await readAll(encodeResponsesStream(iterate([{ type: 'error', error }]))));
+    await expect(parseWithOfficialSdk(new TextEncoder().encode(text))).rejects.toMatchObject({ code: 'STREAM_CUT' });
+  });
+
   it('an unfinished tool call is closed before the terminal frame so the SDK sees complete items', async () => {
     const final = await parseWithOfficialSdk(
       await readAll(
