@@ -1,46 +1,10 @@
 /**
- * Test-only helpers: read the recorded Chat streams in ../shared/fixtures/chat
- * (real provider captures published by vercel/ai), frame them as SSE bytes per
- * the fixtures README, and compute what each recording carries straight from
- * its lines, independently of the decoder under test.
+ * Test-only helpers for the recorded Chat streams (read and framed by
+ * @turnguard/testkit's readRecordedStreams / frameRecordedLines): compute what
+ * each recording carries straight from its lines, independently of the decoder
+ * under test, and split its bytes at seeded random offsets.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DecodedStreamEvent } from '@turnguard/core';
-
-export const CHAT_FIXTURE_DIR = '/work/shared/fixtures/chat';
-
-export interface ChatFixture {
-  name: string;
-  lines: string[];
-}
-
-export function readChatFixtures(): ChatFixture[] {
-  return readdirSync(CHAT_FIXTURE_DIR)
-    .filter((file) => file.endsWith('.chunks.txt'))
-    .sort()
-    .map((file) => ({
-      name: file,
-      lines: readFileSync(join(CHAT_FIXTURE_DIR, file), 'utf8').split('\n').filter((line) => line.trim() !== ''),
-    }));
-}
-
-/** fixtures README: each line as `data: <line>\n\n`, then `data: [DONE]\n\n`. */
-export function frameChatLines(lines: readonly string[], withDone = true): string {
-  return lines.map((line) => `data: ${line}\n\n`).join('') + (withDone ? 'data: [DONE]\n\n' : '');
-}
-
-export function streamOfChunks(chunks: ReadonlyArray<string | Uint8Array>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  const queue = chunks.map((chunk) => (typeof chunk === 'string' ? encoder.encode(chunk) : chunk));
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const next = queue.shift();
-      if (next === undefined) controller.close();
-      else controller.enqueue(next);
-    },
-  });
-}
 
 /** Splits bytes at seeded pseudo-random offsets (hand-split chunks, openai-node line decoder tests). */
 export function splitBytesRandomly(bytes: Uint8Array, seed: number, maxPiece = 97): Uint8Array[] {
@@ -59,12 +23,6 @@ export function splitBytesRandomly(bytes: Uint8Array, seed: number, maxPiece = 9
     offset += size;
   }
   return pieces;
-}
-
-export async function collectEvents(source: AsyncIterable<DecodedStreamEvent>): Promise<DecodedStreamEvent[]> {
-  const events: DecodedStreamEvent[] = [];
-  for await (const event of source) events.push(event);
-  return events;
 }
 
 export interface RecordingContent {

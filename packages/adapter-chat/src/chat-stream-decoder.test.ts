@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TurnError, type DecodedStreamEvent } from '@turnguard/core';
 import { decodeChatStream } from './chat-stream-decoder.js';
-import {
-  collectEvents,
-  frameChatLines,
-  joinDecodedContent,
-  readChatFixtures,
-  readRecordingContent,
-  splitBytesRandomly,
-  streamOfChunks,
-} from './chat-fixture-replay.test-helper.js';
+import { collectEvents, frameRecordedLines, readRecordedStreams, streamOfChunks } from '@turnguard/testkit';
+import { joinDecodedContent, readRecordingContent, splitBytesRandomly } from './chat-fixture-replay.test-helper.js';
 
-const fixtures = readChatFixtures();
+const fixtures = readRecordedStreams('chat');
 
 function decode(chunks: ReadonlyArray<string | Uint8Array>): Promise<DecodedStreamEvent[]> {
   return collectEvents(decodeChatStream(streamOfChunks(chunks)));
@@ -34,11 +27,11 @@ describe('decodeChatStream on recorded provider streams (R7.2)', () => {
   });
 
   for (const fixture of fixtures) {
-    describe(fixture.name, () => {
+    describe(fixture.file, () => {
       const recording = readRecordingContent(fixture.lines);
 
       it('R7.2: joined text, reasoning and tool arguments equal the recording, with its finish reason and usage', async () => {
-        const events = await decode([frameChatLines(fixture.lines)]);
+        const events = await decode([frameRecordedLines('chat', fixture.lines)]);
         const decoded = joinDecodedContent(events);
         expect(decoded.text).toBe(recording.text);
         expect(decoded.reasoning).toBe(recording.reasoning);
@@ -56,7 +49,7 @@ describe('decodeChatStream on recorded provider streams (R7.2)', () => {
       });
 
       it('R7.2: the same events whatever the byte split (hand-split chunks)', async () => {
-        const bytes = new TextEncoder().encode(frameChatLines(fixture.lines));
+        const bytes = new TextEncoder().encode(frameRecordedLines('chat', fixture.lines));
         const whole = await decode([bytes]);
         for (const seed of [1, 7, 42, 1234]) {
           expect(await decode(splitBytesRandomly(bytes, seed))).toEqual(whole);
@@ -66,7 +59,7 @@ describe('decodeChatStream on recorded provider streams (R7.2)', () => {
 
       it('R7.2/R4.1: cut after every line, no terminal frame unless the cut line was the terminal frame', async () => {
         for (let keep = 0; keep < fixture.lines.length; keep += 1) {
-          const events = await decode([frameChatLines(fixture.lines.slice(0, keep + 1), false)]);
+          const events = await decode([frameRecordedLines('chat', fixture.lines.slice(0, keep + 1), { withDone: false })]);
           const sawTerminal = recording.terminalLine !== undefined && keep >= recording.terminalLine;
           expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: sawTerminal });
           expect(events.some((event) => event.type === 'finish')).toBe(sawTerminal);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnError, type TurnEvent } from '@turnguard/core';
 import { decodeChatStream } from './chat-stream-decoder.js';
 import { encodeChatStream } from './chat-stream-encoder.js';
-import { frameChatLines, readChatFixtures, readRecordingContent, streamOfChunks } from './chat-fixture-replay.test-helper.js';
+import { frameRecordedLines, readRecordedStreams, streamOfChunks } from '@turnguard/testkit';
+import { readRecordingContent } from './chat-fixture-replay.test-helper.js';
 
 const BASE_URL = 'http://upstream.test/v1';
 let nextBody: Uint8Array<ArrayBuffer> = new Uint8Array();
@@ -56,9 +57,9 @@ async function* fromArray(events: TurnEvent[]): AsyncGenerator<TurnEvent> {
 }
 
 describe('encodeChatStream read back by the official openai SDK (R7.3)', () => {
-  for (const fixture of readChatFixtures()) {
-    it(`${fixture.name}: finalChatCompletion of encode(decode(recording)) matches the recording`, async () => {
-      const original = new TextEncoder().encode(frameChatLines(fixture.lines));
+  for (const fixture of readRecordedStreams('chat')) {
+    it(`${fixture.file}: finalChatCompletion of encode(decode(recording)) matches the recording`, async () => {
+      const original = new TextEncoder().encode(frameRecordedLines('chat', fixture.lines));
       const recording = readRecordingContent(fixture.lines);
       const reencoded = await reencode(original);
       const fromOriginal = await finalCompletionOf(original);

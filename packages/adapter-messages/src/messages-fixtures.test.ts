@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DecodedStreamEvent } from '@turnguard/core';
 import { decodeMessagesStream } from './messages-stream-decoder.js';
-import {
-  collectEvents,
-  createSeededRandom,
-  frameRecordedLines,
-  readMessagesFixtures,
-  streamOfBytes,
-  type RecordedStream,
-} from './testing/replay-fixtures.js';
+import { collectEvents, frameRecordedLines, readRecordedStreams, streamOfText, type RecordedStream } from '@turnguard/testkit';
+import { createSeededRandom } from './testing/seeded-random.js';
 
 /** What the recording itself carries, computed from its lines (never typed by hand). */
 function expectationsOf(recording: RecordedStream) {
@@ -72,7 +66,7 @@ function summarise(events: DecodedStreamEvent[]) {
   };
 }
 
-const fixtures = readMessagesFixtures();
+const fixtures = readRecordedStreams('messages');
 
 describe('recorded Messages streams replay faithfully (R7.2)', () => {
   it('finds every recording', () => {
@@ -88,11 +82,11 @@ describe('recorded Messages streams replay faithfully (R7.2)', () => {
   });
 
   describe.each(fixtures)('$name', (recording) => {
-    const wire = frameRecordedLines(recording.lines);
+    const wire = frameRecordedLines('messages', recording.lines);
     const expected = expectationsOf(recording);
 
     it('yields the recorded text, thinking, signature, tool arguments, finish and usage', async () => {
-      const summary = summarise(await collectEvents(decodeMessagesStream(streamOfBytes(wire))));
+      const summary = summarise(await collectEvents(decodeMessagesStream(streamOfText(wire))));
       expect(summary.text).toBe(expected.text);
       expect(summary.reasoning).toBe(expected.reasoning);
       expect(summary.signature).toBe(expected.signature);
@@ -115,24 +109,24 @@ describe('recorded Messages streams replay faithfully (R7.2)', () => {
 
     it('reports no terminal frame when cut after any earlier line, and never throws', async () => {
       for (let kept = 0; kept < recording.lines.length; kept += 1) {
-        const events = await collectEvents(decodeMessagesStream(streamOfBytes(frameRecordedLines(recording.lines.slice(0, kept)))));
+        const events = await collectEvents(decodeMessagesStream(streamOfText(frameRecordedLines('messages', recording.lines.slice(0, kept)))));
         expect(events.at(-1), `cut after ${kept} lines`).toEqual({ type: 'stream-end', terminalFrameSeen: false });
         expect(events.some((event) => event.type === 'finish'), `cut after ${kept} lines`).toBe(false);
       }
     });
 
     it('reports no terminal frame when the last record is not closed by its blank line', async () => {
-      const events = await collectEvents(decodeMessagesStream(streamOfBytes(wire.slice(0, -1))));
+      const events = await collectEvents(decodeMessagesStream(streamOfText(wire.slice(0, -1))));
       expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false });
     });
 
     it('gives identical events for random byte splits (UTF-8 characters included)', async () => {
-      const whole = await collectEvents(decodeMessagesStream(streamOfBytes(wire)));
+      const whole = await collectEvents(decodeMessagesStream(streamOfText(wire)));
       const byteLength = new TextEncoder().encode(wire).length;
       for (let seed = 1; seed <= 25; seed += 1) {
         const random = createSeededRandom(seed);
         const cuts = Array.from({ length: 1 + Math.floor(random() * 40) }, () => Math.floor(random() * byteLength));
-        const split = await collectEvents(decodeMessagesStream(streamOfBytes(wire, cuts)));
+        const split = await collectEvents(decodeMessagesStream(streamOfText(wire, cuts)));
         expect(split, `seed ${seed}`).toEqual(whole);
       }
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TurnError } from '@turnguard/core';
 import { decodeMessagesStream, MessagesStreamDecoder } from './messages-stream-decoder.js';
-import { collectEvents, streamOfBytes } from './testing/replay-fixtures.js';
+import { collectEvents, streamOfText } from '@turnguard/testkit';
 
 function sse(type: string, data: unknown): string {
   return `event: ${type}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
@@ -12,7 +12,7 @@ const stopFrames = (reason = 'end_turn', usage: object = { output_tokens: 5 }) =
   sse('message_delta', { type: 'message_delta', delta: { stop_reason: reason, stop_sequence: null }, usage }) + sse('message_stop', { type: 'message_stop' });
 
 async function decode(wire: string, cuts: number[] = []) {
-  return collectEvents(decodeMessagesStream(streamOfBytes(wire, cuts)));
+  return collectEvents(decodeMessagesStream(streamOfText(wire, cuts)));
 }
 
 describe('MessagesStreamDecoder (R7.2)', () => {

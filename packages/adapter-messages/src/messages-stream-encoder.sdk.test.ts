@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DecodedStreamEvent, TurnEvent } from '@turnguard/core';
 import { decodeMessagesStream } from './messages-stream-decoder.js';
 import { encodeMessagesStream } from './messages-stream-encoder.js';
-import { collectEvents, frameRecordedLines, readMessagesFixtures, streamOfBytes } from './testing/replay-fixtures.js';
+import { collectEvents, frameRecordedLines, readRecordedStreams, streamOfText } from '@turnguard/testkit';
 
 /**
  * R7.3: what the encoder writes must be what @anthropic-ai/sdk reads. Each
@@ -35,7 +35,7 @@ async function* withoutStreamEnd(events: AsyncIterable<DecodedStreamEvent>): Asy
 }
 
 function reencode(wire: string): () => ReadableStream<Uint8Array> {
-  return () => encodeMessagesStream(withoutStreamEnd(decodeMessagesStream(streamOfBytes(wire))));
+  return () => encodeMessagesStream(withoutStreamEnd(decodeMessagesStream(streamOfText(wire))));
 }
 
 function comparable(message: Anthropic.Message) {
@@ -51,18 +51,18 @@ function comparable(message: Anthropic.Message) {
 }
 
 describe('encoded Messages streams parse in @anthropic-ai/sdk like the recordings (R7.3)', () => {
-  for (const recording of readMessagesFixtures()) {
+  for (const recording of readRecordedStreams('messages')) {
     it(`${recording.name}: same final message after decode → encode`, async () => {
       let baselineLines = recording.lines;
       if (recording.name === 'duplicate-message-start') {
         // The SDK itself rejects the repeated message_start ("Unexpected event order",
         // src/lib/MessageStream.ts); our decoder drops the repeat, so the baseline is the
         // recording without it.
-        await expect(finalMessageOf(() => streamOfBytes(frameRecordedLines(recording.lines)))).rejects.toThrow(/Unexpected event order/);
+        await expect(finalMessageOf(() => streamOfText(frameRecordedLines('messages', recording.lines)))).rejects.toThrow(/Unexpected event order/);
         baselineLines = recording.lines.filter((line, index) => index !== 1);
       }
-      const baseline = await finalMessageOf(() => streamOfBytes(frameRecordedLines(baselineLines)));
-      const reencoded = await finalMessageOf(reencode(frameRecordedLines(recording.lines)));
+      const baseline = await finalMessageOf(() => streamOfText(frameRecordedLines('messages', baselineLines)));
+      const reencoded = await finalMessageOf(reencode(frameRecordedLines('messages', recording.lines)));
       expect(comparable(reencoded)).toEqual(comparable(baseline));
       expect(baseline.content.length + (baseline.stop_reason === 'refusal' ? 1 : 0)).toBeGreaterThan(0);
     });
@@ -75,7 +75,7 @@ describe('encoded Messages streams parse in @anthropic-ai/sdk like the recording
       { type: 'text-delta', id: 't', delta: 'partial' },
     ];
     const wire = `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`;
-    const decodedError = (await collectEvents(decodeMessagesStream(streamOfBytes(wire)))).find((event) => event.type === 'error');
+    const decodedError = (await collectEvents(decodeMessagesStream(streamOfText(wire)))).find((event) => event.type === 'error');
     expect(decodedError).toBeDefined();
     async function* source(): AsyncGenerator<TurnEvent> {
       yield* events;

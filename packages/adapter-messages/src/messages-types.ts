@@ -1,8 +1,8 @@
 /**
  * Native Anthropic Messages shapes, taken from the official SDK's types only
- * (R7.5). `import type` keeps every SDK byte out of the runtime bundle.
+ * (R7.5). `export type … from` keeps every SDK byte out of the runtime bundle.
  */
-import type {
+export type {
   ContentBlockParam,
   MessageCreateParams,
   MessageParam,
@@ -14,19 +14,6 @@ import type {
   MessageDeltaUsage,
   Usage as NativeUsage,
 } from '@anthropic-ai/sdk/resources/messages';
-
-export type {
-  ContentBlockParam,
-  MessageCreateParams,
-  MessageParam,
-  Tool,
-  ToolChoice,
-  ToolUnion,
-  StopReason,
-  RawMessageStreamEvent,
-  MessageDeltaUsage,
-  NativeUsage,
-};
 
 /** A native object we only read or copy; unknown keys are kept verbatim. */
 export type NativeRecord = Record<string, unknown>;

@@ -1,23 +1,22 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DecodedStreamEvent } from '@turnguard/core';
-import {
-  collectEvents,
-  frameResponsesLines,
-  joinDeltas,
-  listResponsesFixtures,
-  readFixtureLines,
-  splitBytes,
-  streamOfChunks,
-} from './fixture-replay.test-helper.js';
+import { collectEvents, frameRecordedLines, readRecordedStreams, streamOfText } from '@turnguard/testkit';
 import { decodeResponsesStream } from './responses-stream-decoder.js';
 
 type JsonObject = Record<string, any>;
 
 const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
+const recordings = readRecordedStreams('responses');
+
 function decodeText(text: string, offsets: number[] = []): Promise<DecodedStreamEvent[]> {
-  return collectEvents(decodeResponsesStream(streamOfChunks(splitBytes(new TextEncoder().encode(text), offsets))));
+  return collectEvents(decodeResponsesStream(streamOfText(text, offsets)));
+}
+
+/** Concatenated deltas of one kind, e.g. all `text-delta`s. */
+function joinDeltas(events: DecodedStreamEvent[], type: 'text-delta' | 'reasoning-delta' | 'tool-call-delta'): string {
+  return events.map((event) => (event.type === type ? event.delta : '')).join('');
 }
 
 /** What the recording itself says, read from its `.done` items and terminal response — not hand-typed. */
@@ -41,11 +40,10 @@ function expectationsFromRecording(lines: string[]) {
 }
 
 describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
-  for (const name of listResponsesFixtures()) {
+  for (const { file: name, lines } of recordings) {
     it(`${name}: joined text, reasoning, tool input, finish and usage equal the recording`, async () => {
-      const lines = readFixtureLines(name);
       const expected = expectationsFromRecording(lines);
-      const events = await decodeText(frameResponsesLines(lines));
+      const events = await decodeText(frameRecordedLines('responses', lines));
 
       expect(joinDeltas(events, 'text-delta')).toBe(expected.text);
       expect(joinDeltas(events, 'reasoning-delta')).toBe(expected.reasoning);
@@ -85,17 +83,16 @@ describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
     });
 
     it(`${name}: cut after every line reports terminalFrameSeen only once the terminal frame arrived`, async () => {
-      const lines = readFixtureLines(name);
       const { terminalIndex } = expectationsFromRecording(lines);
       for (let kept = 0; kept <= lines.length; kept += 1) {
-        const events = await decodeText(frameResponsesLines(lines.slice(0, kept)));
+        const events = await decodeText(frameRecordedLines('responses', lines.slice(0, kept)));
         expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: kept > terminalIndex });
         expect(events.some((event) => event.type === 'finish')).toBe(kept > terminalIndex);
       }
     });
 
     it(`${name}: random byte splits give identical events`, async () => {
-      const text = frameResponsesLines(readFixtureLines(name));
+      const text = frameRecordedLines('responses', lines);
       const byteLength = new TextEncoder().encode(text).length;
       const reference = JSON.stringify(await decodeText(text));
       await fc.assert(
@@ -108,7 +105,7 @@ describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
   }
 
   it('openai-error.1: the `error` event and `response.failed` give ONE classified error, and the failed frame is terminal', async () => {
-    const events = await decodeText(frameResponsesLines(readFixtureLines('openai-error.1.chunks.txt')));
+    const events = await decodeText(frameRecordedLines('responses', recordings.find((recording) => recording.name === 'openai-error.1')!.lines));
     const errors = events.flatMap((event) => (event.type === 'error' ? [event.error] : []));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ kind: 'rate_limit', retryable: false, details: { upstreamCode: 'insufficient_quota' } });
@@ -117,7 +114,7 @@ describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
 });
 
 describe('decodeResponsesStream on hand-written streams (R7.2)', () => {
-  const frame = (payloads: JsonObject[]) => frameResponsesLines(payloads.map((payload) => JSON.stringify(payload)));
+  const frame = (payloads: JsonObject[]) => frameRecordedLines('responses', payloads.map((payload) => JSON.stringify(payload)));
 
   it('turns an undecodable record into a typed error event and keeps going', async () => {
     const text = `event: response.output_text.delta\ndata: {not json\n\n${frame([

@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnError, type TurnEvent } from '@turnguard/core';
-import { collectEvents, frameResponsesLines, listResponsesFixtures, readFixtureLines, streamOfChunks } from './fixture-replay.test-helper.js';
+import { collectEvents, frameRecordedLines, readRecordedStreams, streamOfChunks } from '@turnguard/testkit';
 import { decodeResponsesStream } from './responses-stream-decoder.js';
 import { encodeResponsesStream } from './responses-stream-encoder.js';
 
@@ -74,10 +74,9 @@ function projectResponse(response: JsonObject) {
 }
 
 describe('encodeResponsesStream → official openai SDK (R7.3)', () => {
-  for (const name of listResponsesFixtures()) {
+  for (const { file: name, lines } of readRecordedStreams('responses')) {
     it(`${name}: the SDK's final response of encode(decode(recording)) matches the recording's`, async () => {
-      const lines = readFixtureLines(name);
-      const original = new TextEncoder().encode(frameResponsesLines(lines));
+      const original = new TextEncoder().encode(frameRecordedLines('responses', lines));
       const reencoded = await readAll(encodeResponsesStream(turnEventsOf(original)));
       const recorded = lines.map((line) => JSON.parse(line) as JsonObject);
 

@@ -32,7 +32,16 @@ export {
   ROUTE_PATHS,
   type RecordedRequest,
   type DefaultScenarioFactory,
+  type UpstreamControls,
   type UpstreamOptions,
 } from './upstream/upstream-state.js';
 export { startLoopbackUpstream, type LoopbackUpstream } from './loopback/loopback-upstream.js';
 export { releaseMockedResponseClones } from './upstream/release-clones.js';
+export {
+  readRecordedStreams,
+  frameRecordedLines,
+  findSharedFixturesDir,
+  type RecordedStream,
+  type FrameOptions,
+} from './fixtures/recorded-streams.js';
+export { streamOfChunks, streamOfText, splitBytesAt, collectEvents } from './fixtures/byte-streams.js';

@@ -7,16 +7,12 @@ import type { Message } from '../types/message.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import {
   collectLoopEvents,
-  createFakeAdapter,
-  createFakeSampler,
   reasoning,
+  startFakeLoop,
   text,
   toolCall,
-  userPrompt,
-  type FakeNative,
   type FakeReply,
 } from './fake-sampler.test-helper.js';
-import { runAgentLoop } from './run-agent-loop.js';
 
 type Step =
   | { kind: 'text'; end: 'stop' | 'length' }
@@ -89,22 +85,18 @@ describe('runAgentLoop — long-run property (R3.1, R3.4, R3.7, R3.11)', () => {
         let requestsAtAbort = -1;
         controller.signal.addEventListener('abort', () => (requestsAtAbort = sampler.requests.length));
         const replies = steps.map((step, index) => toReply(step, index, controller));
-        const sampler = createFakeSampler(replies, { events: text('end', 'finished'), end: 'stop' });
-        let id = 0;
         const short = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'summary' }] }];
-        const run = runAgentLoop<FakeNative>({
-          adapter: createFakeAdapter(),
-          prompt: userPrompt(),
-          settings: { model: 'model-a', stream: true, maxOutputTokens: 8000 },
-          target: { baseUrl: 'https://unused.test' },
-          sampleTurn: sampler.sampleTurn,
-          signal: controller.signal,
-          createId: () => `id-${++id}`,
-          maxTurns: 40,
-          escalatedMaxOutputTokens: escalate ? 64000 : false,
-          toolHandlers: { work: async () => 'done' },
-          hooks: withHooks ? { collapse: async () => short, compact: async () => short, fallbackModel: 'model-b' } : {},
-        });
+        const { run, sampler } = startFakeLoop(
+          replies,
+          {
+            signal: controller.signal,
+            maxTurns: 40,
+            escalatedMaxOutputTokens: escalate ? 64000 : false,
+            toolHandlers: { work: async () => 'done' },
+            hooks: withHooks ? { collapse: async () => short, compact: async () => short, fallbackModel: 'model-b' } : {},
+          },
+          { events: text('end', 'finished'), end: 'stop' },
+        );
         const events = await collectLoopEvents(run);
         const result = await run.result;
 

@@ -4,33 +4,13 @@ import { FallbackSignal } from '../retry/fallback-signal.js';
 import type { Message } from '../types/message.js';
 import {
   collectLoopEvents,
-  createFakeAdapter,
-  createFakeSampler,
   reasoning,
+  startFakeLoop,
   text,
   toolCall,
-  userPrompt,
-  type FakeNative,
   type FakeReply,
 } from './fake-sampler.test-helper.js';
 import { FALLBACK_TOOL_RESULT, STRIPPED_IMAGE_TEXT } from './loop-messages.js';
-import type { RunAgentLoopOptions } from './loop-types.js';
-import { runAgentLoop } from './run-agent-loop.js';
-
-function start(replies: FakeReply[], options: Partial<RunAgentLoopOptions<FakeNative>> = {}) {
-  const sampler = createFakeSampler(replies);
-  let id = 0;
-  const run = runAgentLoop<FakeNative>({
-    adapter: createFakeAdapter(),
-    prompt: userPrompt(),
-    settings: { model: 'model-a', stream: true, maxOutputTokens: 8000 },
-    target: { baseUrl: 'https://unused.test' },
-    sampleTurn: sampler.sampleTurn,
-    createId: () => `id-${++id}`,
-    ...options,
-  });
-  return { run, sampler };
-}
 
 const ptl = () => new TurnError({ kind: 'prompt_too_long', message: 'prompt is too long: 210000 tokens > 200000 maximum', status: 400 });
 const media = () => new TurnError({ kind: 'media_too_large', message: 'image exceeds 5 MB maximum', status: 400 });
@@ -41,7 +21,7 @@ const errorEvents = (events: { type: string }[]) => events.filter((event) => eve
 describe('runAgentLoop — prompt too long (R3.2, R3.6)', () => {
   it('withholds the error and recovers with the collapse drain', async () => {
     const collapse = vi.fn(async () => short);
-    const { run, sampler } = start([{ events: [], end: ptl() }, { events: text('a', 'ok'), end: 'stop' }], { hooks: { collapse } });
+    const { run, sampler } = startFakeLoop([{ events: [], end: ptl() }, { events: text('a', 'ok'), end: 'stop' }], { hooks: { collapse } });
     const events = await collectLoopEvents(run);
     const result = await run.result;
     expect(errorEvents(events)).toEqual([]);
@@ -53,7 +33,7 @@ describe('runAgentLoop — prompt too long (R3.2, R3.6)', () => {
   it('skips a drain right after a drain and goes on to compact, once per turn', async () => {
     const collapse = vi.fn(async () => short);
     const compact = vi.fn(async (_context: { cause: string }) => short);
-    const { run } = start(
+    const { run } = startFakeLoop(
       [{ events: [], end: ptl() }, { events: [], end: ptl() }, { events: text('a', 'ok'), end: 'stop' }],
       { hooks: { collapse, compact } },
     );
@@ -66,7 +46,7 @@ describe('runAgentLoop — prompt too long (R3.2, R3.6)', () => {
   it('fails to prompt_too_long, shows the error once, and runs no stop hook', async () => {
     const onStop = vi.fn(async () => undefined);
     const compact = vi.fn(async () => short);
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [{ events: [], end: ptl() }, { events: [], end: ptl() }, { events: [], end: ptl() }],
       { hooks: { collapse: async () => short, compact, onStop } },
     );
@@ -82,7 +62,7 @@ describe('runAgentLoop — prompt too long (R3.2, R3.6)', () => {
   });
 
   it('with no hooks ends with prompt_too_long at once', async () => {
-    const { run, sampler } = start([{ events: [], end: ptl() }]);
+    const { run, sampler } = startFakeLoop([{ events: [], end: ptl() }]);
     expect((await run.result).terminal.reason).toBe('prompt_too_long');
     expect(sampler.requests).toHaveLength(1);
   });
@@ -91,7 +71,7 @@ describe('runAgentLoop — prompt too long (R3.2, R3.6)', () => {
     const collapse = vi.fn(async () => short);
     const compact = vi.fn(async ({ messages }: { messages: readonly Message[] }) => [...messages]);
     const prompt = { messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image', source: { kind: 'base64', mediaType: 'image/png', data: 'AAAA' } }] }] } as { messages: Message[] };
-    const { run, sampler } = start([{ events: [], end: media() }, { events: [], end: media() }], { prompt, hooks: { collapse, compact } });
+    const { run, sampler } = startFakeLoop([{ events: [], end: media() }, { events: [], end: media() }], { prompt, hooks: { collapse, compact } });
     const result = await run.result;
     expect(collapse).not.toHaveBeenCalled();
     expect(sampler.requests[1]!.prompt.messages[0]!.content).toEqual([
@@ -114,7 +94,7 @@ describe('runAgentLoop — model fallback and tombstones (R3.8, R3.9)', () => {
         { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c0', output: 'x' }] },
       ],
     } as { messages: Message[] };
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [{ events: [...reasoning('r', 'hmm', 'sig-a2'), ...toolCall('c1', 'read', '{}')], end: signal() }, { events: text('a', 'ok'), end: 'stop' }],
       { prompt, hooks: { fallbackModel: 'model-b' } },
     );
@@ -134,7 +114,7 @@ describe('runAgentLoop — model fallback and tombstones (R3.8, R3.9)', () => {
   });
 
   it('without a fallback model the overload is a model_error', async () => {
-    const { run } = start([{ events: [], end: new TurnError({ kind: 'overloaded', message: 'Overloaded', status: 529 }) }]);
+    const { run } = startFakeLoop([{ events: [], end: new TurnError({ kind: 'overloaded', message: 'Overloaded', status: 529 }) }]);
     expect((await run.result).terminal.reason).toBe('model_error');
   });
 });
@@ -142,7 +122,7 @@ describe('runAgentLoop — model fallback and tombstones (R3.8, R3.9)', () => {
 describe('runAgentLoop — interrupts (R3.10)', () => {
   it('abort while streaming: interrupted results for the started tool use, an interruption message, no further request', async () => {
     const controller = new AbortController();
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [{ events: [...text('a', 'let me'), { type: 'tool-call-start', toolCallId: 'c1', toolName: 'read' }, { type: 'tool-call-delta', toolCallId: 'c1', delta: '{"pa' }, ...text('b', 'never')], end: 'stop', beforeEvent: { index: 5, run: () => controller.abort() } }],
       { signal: controller.signal },
     );
@@ -156,7 +136,7 @@ describe('runAgentLoop — interrupts (R3.10)', () => {
 
   it("abort with reason 'interrupt' adds no interruption message", async () => {
     const controller = new AbortController();
-    const { run } = start([{ events: text('a', 'x'), end: 'stop', beforeEvent: { index: 2, run: () => controller.abort('interrupt') } }], { signal: controller.signal });
+    const { run } = startFakeLoop([{ events: text('a', 'x'), end: 'stop', beforeEvent: { index: 2, run: () => controller.abort('interrupt') } }], { signal: controller.signal });
     const result = await run.result;
     expect(result.terminal.reason).toBe('aborted_streaming');
     expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
@@ -164,7 +144,7 @@ describe('runAgentLoop — interrupts (R3.10)', () => {
 
   it('abort during tools: the running and remaining tools get interrupted results; aborted_tools; no request after', async () => {
     const controller = new AbortController();
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [{ events: [...toolCall('c1', 'slow', '{}'), ...toolCall('c2', 'slow', '{}')], end: 'tool-calls' }],
       { signal: controller.signal, toolHandlers: { slow: () => (controller.abort(), new Promise(() => undefined)) } },
     );
@@ -178,13 +158,13 @@ describe('runAgentLoop — interrupts (R3.10)', () => {
   it('an abort before the first request sends nothing', async () => {
     const controller = new AbortController();
     controller.abort();
-    const { run, sampler } = start([], { signal: controller.signal });
+    const { run, sampler } = startFakeLoop([], { signal: controller.signal });
     expect((await run.result).terminal.reason).toBe('aborted_streaming');
     expect(sampler.requests).toHaveLength(0);
   });
 
   it('a host that stops iterating aborts the loop, which still ends once with a paired transcript', async () => {
-    const { run, sampler } = start([{ events: [...toolCall('c1', 'read', '{}'), ...text('b', 'more')], end: 'tool-calls' }]);
+    const { run, sampler } = startFakeLoop([{ events: [...toolCall('c1', 'read', '{}'), ...text('b', 'more')], end: 'tool-calls' }]);
     for await (const event of run) if (event.type === 'tool-call-end') break;
     const result = await run.result;
     expect(sampler.requests).toHaveLength(1);
@@ -196,26 +176,26 @@ describe('runAgentLoop — interrupts (R3.10)', () => {
 describe('runAgentLoop — other terminals and hooks (R3.11)', () => {
   it('maps stream_cut, timeout and other errors, skipping stop hooks', async () => {
     const onStop = vi.fn(async () => undefined);
-    const cut = start([{ events: [...text('a', 'half'), ...toolCall('c1', 'read', '{"a"')], end: new TurnError({ kind: 'stream_cut', message: 'cut' }) }], { hooks: { onStop } });
+    const cut = startFakeLoop([{ events: [...text('a', 'half'), ...toolCall('c1', 'read', '{"a"')], end: new TurnError({ kind: 'stream_cut', message: 'cut' }) }], { hooks: { onStop } });
     const cutResult = await cut.run.result;
     expect(cutResult.terminal.reason).toBe('stream_cut');
     expect(cutResult.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    const timeout = start([{ events: [], end: new TurnError({ kind: 'timeout', message: 'late' }) }]);
+    const timeout = startFakeLoop([{ events: [], end: new TurnError({ kind: 'timeout', message: 'late' }) }]);
     expect((await timeout.run.result).terminal.reason).toBe('deadline');
-    const server = start([{ events: [], end: new TurnError({ kind: 'server', message: '500', status: 500 }) }]);
+    const server = startFakeLoop([{ events: [], end: new TurnError({ kind: 'server', message: '500', status: 500 }) }]);
     expect((await server.run.result).terminal.reason).toBe('model_error');
     expect(onStop).not.toHaveBeenCalled();
   });
 
   it('ends with max_turns after the tools of the last allowed turn', async () => {
-    const { run, sampler } = start([{ events: toolCall('c1', 'read', '{}'), end: 'tool-calls' }], { maxTurns: 1, toolHandlers: { read: async () => 'x' } });
+    const { run, sampler } = startFakeLoop([{ events: toolCall('c1', 'read', '{}'), end: 'tool-calls' }], { maxTurns: 1, toolHandlers: { read: async () => 'x' } });
     const result = await run.result;
     expect([result.terminal.reason, sampler.requests.length, result.messages.at(-1)!.role]).toEqual(['max_turns', 1, 'tool']);
   });
 
   it('ends with deadline before a request once the deadline passed', async () => {
     let now = 0;
-    const { run, sampler } = start([{ events: toolCall('c1', 'read', '{}'), end: 'tool-calls' }], {
+    const { run, sampler } = startFakeLoop([{ events: toolCall('c1', 'read', '{}'), end: 'tool-calls' }], {
       deadlineAt: 100,
       now: () => now,
       toolHandlers: { read: async () => ((now = 200), 'x') },
@@ -226,7 +206,7 @@ describe('runAgentLoop — other terminals and hooks (R3.11)', () => {
 
   it('runs the stop hook after a normal completion and continues when it asks to', async () => {
     const onStop = vi.fn().mockResolvedValueOnce({ continueWith: [{ role: 'user', content: [{ type: 'text', text: 'tests fail' }] }] }).mockResolvedValueOnce(undefined);
-    const { run, sampler } = start([{ events: text('a', 'done'), end: 'stop' }, { events: text('b', 'fixed'), end: 'stop' }], { hooks: { onStop } });
+    const { run, sampler } = startFakeLoop([{ events: text('a', 'done'), end: 'stop' }, { events: text('b', 'fixed'), end: 'stop' }], { hooks: { onStop } });
     const result = await run.result;
     expect(reasons(result.transitions)).toEqual(['stop_hook_blocking']);
     expect(sampler.requests[1]!.prompt.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'tests fail' }] });
@@ -234,7 +214,7 @@ describe('runAgentLoop — other terminals and hooks (R3.11)', () => {
   });
 
   it('a tool that throws becomes an isError result and the loop goes on (R3.12)', async () => {
-    const { run, sampler } = start([{ events: toolCall('c1', 'boom', '{}'), end: 'tool-calls' }, { events: text('a', 'ok'), end: 'stop' }], {
+    const { run, sampler } = startFakeLoop([{ events: toolCall('c1', 'boom', '{}'), end: 'tool-calls' }, { events: text('a', 'ok'), end: 'stop' }], {
       toolHandlers: { boom: async () => { throw new Error('disk full'); } },
     });
     await run.result;
@@ -242,7 +222,7 @@ describe('runAgentLoop — other terminals and hooks (R3.11)', () => {
   });
 
   it('rejects bad options with a typed error', () => {
-    expect(() => start([], { maxTurns: 0 })).toThrow(TurnError);
-    expect(() => start([], { escalatedMaxOutputTokens: -1 })).toThrow(/escalatedMaxOutputTokens/);
+    expect(() => startFakeLoop([], { maxTurns: 0 })).toThrow(TurnError);
+    expect(() => startFakeLoop([], { escalatedMaxOutputTokens: -1 })).toThrow(/escalatedMaxOutputTokens/);
   });
 });

@@ -3,37 +3,18 @@ import { OUTPUT_TRUNCATED_HINT, TRUNCATED_ARGUMENTS_WARNING } from '../tools/par
 import type { ToolMessage } from '../types/message.js';
 import {
   collectLoopEvents,
-  createFakeAdapter,
-  createFakeSampler,
   metaTexts,
   reasoning,
+  startFakeLoop,
   text,
   toolCall,
   userPrompt,
   type FakeReply,
 } from './fake-sampler.test-helper.js';
 import { MAX_OUTPUT_TOKENS_RECOVERY_MESSAGE } from './loop-messages.js';
-import type { RunAgentLoopOptions } from './loop-types.js';
-import { runAgentLoop } from './run-agent-loop.js';
-import type { FakeNative } from './fake-sampler.test-helper.js';
 
 const EXACT_TEXT =
   'Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';
-
-function start(replies: FakeReply[], options: Partial<RunAgentLoopOptions<FakeNative>> = {}) {
-  const sampler = createFakeSampler(replies);
-  let id = 0;
-  const run = runAgentLoop<FakeNative>({
-    adapter: createFakeAdapter(),
-    prompt: userPrompt(),
-    settings: { model: 'model-a', stream: true, maxOutputTokens: 8000 },
-    target: { baseUrl: 'https://unused.test' },
-    sampleTurn: sampler.sampleTurn,
-    createId: () => `id-${++id}`,
-    ...options,
-  });
-  return { run, sampler };
-}
 
 const reasons = (transitions: { reason: string }[]) => transitions.map((transition) => transition.reason);
 
@@ -44,7 +25,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
 
   it('escalates once, then adds at most 3 hidden continuations; the 4th truncation adds none and ends with a visible error', async () => {
     const cut = (n: number): FakeReply => ({ events: text(`t${n}`, `part ${n}`), end: 'length' });
-    const { run, sampler } = start([cut(0), cut(1), cut(2), cut(3), cut(4)]);
+    const { run, sampler } = startFakeLoop([cut(0), cut(1), cut(2), cut(3), cut(4)]);
     const events = await collectLoopEvents(run);
     const result = await run.result;
 
@@ -71,10 +52,10 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
   });
 
   it('does not escalate when escalation is off, or when the host cap is already at least the escalated cap', async () => {
-    const off = start([{ events: text('a', 'x'), end: 'length' }, { events: text('b', 'y'), end: 'stop' }], { escalatedMaxOutputTokens: false });
+    const off = startFakeLoop([{ events: text('a', 'x'), end: 'length' }, { events: text('b', 'y'), end: 'stop' }], { escalatedMaxOutputTokens: false });
     await off.run.result;
     expect(reasons((await off.run.result).transitions)).toEqual(['max_output_tokens_recovery']);
-    const big = start([{ events: text('a', 'x'), end: 'length' }, { events: text('b', 'y'), end: 'stop' }], {
+    const big = startFakeLoop([{ events: text('a', 'x'), end: 'length' }, { events: text('b', 'y'), end: 'stop' }], {
       settings: { model: 'm', stream: true, maxOutputTokens: 128000 },
     });
     expect(reasons((await big.run.result).transitions)).toEqual(['max_output_tokens_recovery']);
@@ -82,7 +63,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
   });
 
   it('resets the count after a tool call: truncate → tool call → truncate starts again at 1', async () => {
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [
         { events: text('a', 'one'), end: 'length' },
         { events: toolCall('call_1', 'read', '{"path":"a"}'), end: 'tool-calls' },
@@ -101,7 +82,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
   it('truncated with tool calls: runs the tools, still adds the meta message, continues, and does not use up the count', async () => {
     const calls: unknown[] = [];
     const cut = (n: number): FakeReply => ({ events: text(`t${n}`, `p${n}`), end: 'length' });
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [{ events: [...text('a', 'writing'), ...toolCall('call_w', 'write', '{"path":"x","body":"abc')], end: 'length' }, cut(1), cut(2), cut(3), { events: text('z', 'ok'), end: 'stop' }],
       { escalatedMaxOutputTokens: false, toolHandlers: { write: async (input) => (calls.push(input), 'written') } },
     );
@@ -123,7 +104,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
   });
 
   it('gives a malformed-arguments tool error with the truncation hint when the response was truncated (R3.13)', async () => {
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [{ events: toolCall('call_1', 'write', '{"items": [1, 2'), end: 'length' }, { events: text('z', 'ok'), end: 'stop' }],
       { escalatedMaxOutputTokens: false, toolHandlers: { write: async () => 'never' } },
     );
@@ -134,7 +115,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
   });
 
   it('keeps a reasoning-only truncated turn for the continuation and drops a fully empty one (R3.5)', async () => {
-    const { run, sampler } = start(
+    const { run, sampler } = startFakeLoop(
       [
         { events: reasoning('r1', 'thinking about it', 'sig-1'), end: 'length' },
         { events: [{ type: 'text-start', id: 'e' }, { type: 'text-end', id: 'e' }], end: 'length' },
@@ -151,7 +132,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
   });
 
   it('a tool moved to the background counts as a normal tool call', async () => {
-    const { run } = start(
+    const { run } = startFakeLoop(
       [
         { events: text('a', 'x'), end: 'length' },
         { events: toolCall('call_bg', 'shell', '{"cmd":"sleep 100"}'), end: 'length' },

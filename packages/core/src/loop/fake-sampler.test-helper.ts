@@ -6,7 +6,8 @@ import type { Message } from '../types/message.js';
 import type { Prompt } from '../types/prompt.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { TurnSettings } from '../types/turn-settings.js';
-import type { AgentLoopEvent, SampleTurn, SampleTurnInput } from './loop-types.js';
+import type { AgentLoopEvent, AgentLoopRun, RunAgentLoopOptions, SampleTurn, SampleTurnInput } from './loop-types.js';
+import { runAgentLoop } from './run-agent-loop.js';
 
 /** The "native" request of the fake adapter: the neutral prompt and settings, as sent. */
 export interface FakeNative {
@@ -128,3 +129,27 @@ export const userPrompt = (textValue = 'Do the task.'): Prompt => ({
 /** Texts of the meta messages in a request. */
 export const metaTexts = (messages: readonly Message[]): string[] =>
   messages.filter((message) => message.isMeta === true).map((message) => message.content.map((part) => ('text' in part ? part.text : '')).join(''));
+
+/**
+ * Runs the agent loop over a fake sampler with the settings every loop test
+ * shares (fake adapter, one user prompt, model-a with an 8000-token cap,
+ * sequential ids); `options` overrides any of them.
+ */
+export function startFakeLoop(
+  replies: FakeReply[],
+  options: Partial<RunAgentLoopOptions<FakeNative>> = {},
+  whenEmpty?: FakeReply,
+): { run: AgentLoopRun; sampler: FakeSampler } {
+  const sampler = createFakeSampler(replies, whenEmpty);
+  let id = 0;
+  const run = runAgentLoop<FakeNative>({
+    adapter: createFakeAdapter(),
+    prompt: userPrompt(),
+    settings: { model: 'model-a', stream: true, maxOutputTokens: 8000 },
+    target: { baseUrl: 'https://unused.test' },
+    sampleTurn: sampler.sampleTurn,
+    createId: () => `id-${++id}`,
+    ...options,
+  });
+  return { run, sampler };
+}

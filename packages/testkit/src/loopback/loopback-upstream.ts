@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Protocol } from '@turnguard/core';
 import type { ReplyPlan } from '../wire/reply-plan.js';
 import {
   UpstreamState,
+  exposeUpstreamControls,
   findRouteProtocol,
   parseJsonBody,
   type RecordedRequest,
-  type ScenarioQueue,
+  type UpstreamControls,
   type UpstreamOptions,
 } from '../upstream/upstream-state.js';
 
@@ -17,16 +17,10 @@ import {
  * pitfall 5): here `destroySocket()` really calls `res.socket.destroy()`, so
  * fetch raises undici's own `TypeError: terminated`.
  */
-export interface LoopbackUpstream {
+export interface LoopbackUpstream extends UpstreamControls {
   /** `http://127.0.0.1:<port>/v1`: point an SDK's `baseURL` here. */
   readonly baseUrl: string;
   readonly port: number;
-  readonly chat: ScenarioQueue<'chat'>;
-  readonly messages: ScenarioQueue<'messages'>;
-  readonly responses: ScenarioQueue<'responses'>;
-  readonly requests: readonly RecordedRequest[];
-  requestsFor(protocol: Protocol): RecordedRequest[];
-  reset(): void;
   /** Stops pending replies, closes every connection and the listener. */
   close(): Promise<void>;
 }
@@ -125,12 +119,7 @@ export async function startLoopbackUpstream(options: UpstreamOptions = {}): Prom
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     port,
-    chat: state.chat,
-    messages: state.messages,
-    responses: state.responses,
-    requests: state.requests,
-    requestsFor: (protocol) => state.requestsFor(protocol),
-    reset: () => state.reset(),
+    ...exposeUpstreamControls(state),
     async close() {
       closing = true;
       for (const [timer, resolve] of timers) {

@@ -1,29 +1,17 @@
 import OpenAI from 'openai';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenario } from '../scenario/builder.js';
-import { createMockUpstream } from './mock-upstream.js';
-import { releaseMockedResponseClones } from './release-clones.js';
+import { MOCK_BASE_URL, useSdkUpstream } from './sdk-upstream.test-helper.js';
 
 // Conformance oracle for Chat Completions: what the official openai SDK parses
 // out of the testkit's wire (R7 wire fidelity, R4 cut streams, R5 usage, R1 errors).
-const upstream = createMockUpstream();
-const server = setupServer(...upstream.handlers('https://api.test/v1'));
-let client: OpenAI;
-
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-  releaseMockedResponseClones(server);
-  // The SDK captures globalThis.fetch when constructed, so it must come after msw patched it.
-  client = new OpenAI({ apiKey: 'sk-test', baseURL: 'https://api.test/v1', maxRetries: 0 });
-});
-afterEach(() => upstream.reset());
-afterAll(() => server.close());
+const sdk = useSdkUpstream(() => new OpenAI({ apiKey: 'sk-test', baseURL: MOCK_BASE_URL, maxRetries: 0 }));
+const { upstream } = sdk;
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 
 async function collectChunks(body: Record<string, unknown> = {}): Promise<Chunk[]> {
-  const stream = await client.chat.completions.create({
+  const stream = await sdk.client.chat.completions.create({
     model: 'gpt-test',
     messages: [{ role: 'user', content: 'hi' }],
     stream: true,
@@ -73,7 +61,7 @@ describe('chat scenarios through the openai SDK (R7, R5)', () => {
     upstream.chat.enqueue(
       scenario.chat().toolCall('get_weather', { city: 'Paris', unit: 'c' }, { id: 'call_A' }).toolCall('get_time', '{"tz":"UTC"}'),
     );
-    const runner = client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    const runner = sdk.client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
     const completion = await runner.finalChatCompletion();
     const choice = completion.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
@@ -97,7 +85,7 @@ describe('chat scenarios through the openai SDK (R7, R5)', () => {
 
   it('EOF makes chat.completions.stream() throw missing finish_reason', async () => {
     upstream.chat.enqueue(scenario.chat().text('partial answer').eof({ afterEvents: 2 }));
-    const runner = client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    const runner = sdk.client.chat.completions.stream({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
     await expect(runner.finalChatCompletion()).rejects.toThrow(/missing finish_reason/);
   });
 
@@ -112,7 +100,7 @@ describe('chat scenarios through the openai SDK (R7, R5)', () => {
   it('an in-stream error chunk becomes an APIError after the content before it (R2.1)', async () => {
     upstream.chat.enqueue(scenario.chat().text('Hello there').streamError({ message: 'boom', type: 'server_error' }));
     const seen: string[] = [];
-    const stream = await client.chat.completions.create({ model: 'm', messages: [], stream: true });
+    const stream = await sdk.client.chat.completions.create({ model: 'm', messages: [], stream: true });
     const consume = async (): Promise<void> => {
       for await (const chunk of stream) seen.push(chunk.choices[0]?.delta.content ?? '');
     };
@@ -124,7 +112,7 @@ describe('chat scenarios through the openai SDK (R7, R5)', () => {
 
   it('a 429 with retry-after reaches the SDK as RateLimitError with the header and request id (R1.3)', async () => {
     upstream.chat.enqueue(scenario.chat().httpError(429, { headers: { 'retry-after': '2', 'x-should-retry': 'true' } }));
-    const error = await client.chat.completions.create({ model: 'm', messages: [] }).catch((caught: unknown) => caught);
+    const error = await sdk.client.chat.completions.create({ model: 'm', messages: [] }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const apiError = error as InstanceType<typeof OpenAI.RateLimitError>;
     expect(apiError.status).toBe(429);
@@ -136,7 +124,7 @@ describe('chat scenarios through the openai SDK (R7, R5)', () => {
 
   it('answers a non-streaming request with a chat.completion JSON body', async () => {
     upstream.chat.enqueue(scenario.chat().reasoning('think').text('Hi!').usage({ input: 3, output: 4 }).finish('length'));
-    const completion = await client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'q' }] });
+    const completion = await sdk.client.chat.completions.create({ model: 'gpt-x', messages: [{ role: 'user', content: 'q' }] });
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('gpt-x');
     expect(completion.choices[0]?.message.content).toBe('Hi!');
@@ -161,7 +149,7 @@ describe('chat scenarios through the openai SDK (R7, R5)', () => {
   });
 
   it('fails loudly with HTTP 500 when no scenario is queued', async () => {
-    const error = await client.chat.completions.create({ model: 'm', messages: [] }).catch((caught: unknown) => caught);
+    const error = await sdk.client.chat.completions.create({ model: 'm', messages: [] }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect((error as Error).message).toContain('no scenario queued for the chat route');
   });

@@ -1,26 +1,13 @@
 import OpenAI from 'openai';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scenario } from '../scenario/builder.js';
-import { createMockUpstream } from './mock-upstream.js';
-import { releaseMockedResponseClones } from './release-clones.js';
+import { MOCK_BASE_URL, useSdkUpstream } from './sdk-upstream.test-helper.js';
 
 // Per-chunk delays are plain setTimeout so fake timers drive them (no real sleeps);
 // a client that stops reading early must not hang (R1.6 abort tests rely on it).
-const upstream = createMockUpstream();
-const server = setupServer(...upstream.handlers('https://api.test/v1'));
-let client: OpenAI;
-
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-  releaseMockedResponseClones(server);
-  client = new OpenAI({ apiKey: 'sk-test', baseURL: 'https://api.test/v1', maxRetries: 0 });
-});
-afterEach(() => {
-  vi.useRealTimers();
-  upstream.reset();
-});
-afterAll(() => server.close());
+const sdk = useSdkUpstream(() => new OpenAI({ apiKey: 'sk-test', baseURL: MOCK_BASE_URL, maxRetries: 0 }));
+const { upstream } = sdk;
+afterEach(() => vi.useRealTimers());
 
 describe('chunk delay and client cancellation', () => {
   it('holds each chunk back until fake time advances by the delay', async () => {
@@ -42,7 +29,7 @@ describe('chunk delay and client cancellation', () => {
 
   it('lets an SDK consumer break out of a long stream without hanging', async () => {
     upstream.chat.enqueue(scenario.chat().reasoning(5000));
-    const stream = await client.chat.completions.create({ model: 'm', messages: [], stream: true });
+    const stream = await sdk.client.chat.completions.create({ model: 'm', messages: [], stream: true });
     let count = 0;
     for await (const _chunk of stream) {
       if (++count === 3) break;
@@ -54,7 +41,7 @@ describe('chunk delay and client cancellation', () => {
     upstream.chat.enqueue(scenario.chat().text(100).delay(50));
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const controller = new AbortController();
-    const stream = await client.chat.completions.create({ model: 'm', messages: [], stream: true }, { signal: controller.signal });
+    const stream = await sdk.client.chat.completions.create({ model: 'm', messages: [], stream: true }, { signal: controller.signal });
     const consume = (async () => {
       let count = 0;
       for await (const _chunk of stream) count++;

@@ -1,29 +1,18 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenario } from '../scenario/builder.js';
-import { createMockUpstream } from './mock-upstream.js';
-import { releaseMockedResponseClones } from './release-clones.js';
+import { useSdkUpstream } from './sdk-upstream.test-helper.js';
 
 // Conformance oracle for Anthropic Messages: what @anthropic-ai/sdk parses
 // out of the testkit's wire (R7 wire fidelity, R4 cut streams, R5 usage, R1 errors).
-const upstream = createMockUpstream();
-const server = setupServer(...upstream.handlers('https://api.test/v1'));
-let client: Anthropic;
-
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-  releaseMockedResponseClones(server);
-  // The SDK appends `/v1/messages` itself; it is built after msw patched fetch.
-  client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: 'https://api.test', maxRetries: 0 });
-});
-afterEach(() => upstream.reset());
-afterAll(() => server.close());
+// The SDK appends `/v1/messages` itself, so its base is the mock's origin.
+const sdk = useSdkUpstream(() => new Anthropic({ apiKey: 'sk-ant-test', baseURL: 'https://api.test', maxRetries: 0 }));
+const { upstream } = sdk;
 
 const request = { model: 'claude-test', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'hi' }] };
 
 async function collectEvents(): Promise<Anthropic.RawMessageStreamEvent[]> {
-  const stream = await client.messages.create({ ...request, stream: true });
+  const stream = await sdk.client.messages.create({ ...request, stream: true });
   const events: Anthropic.RawMessageStreamEvent[] = [];
   for await (const event of stream) events.push(event);
   return events;
@@ -32,7 +21,7 @@ async function collectEvents(): Promise<Anthropic.RawMessageStreamEvent[]> {
 describe('messages scenarios through the anthropic SDK (R7, R5)', () => {
   it('streams thinking then text with end_turn and usage, as MessageStream accumulates it', async () => {
     upstream.messages.enqueue(scenario.messages().reasoning(300).text('Hi').usage({ input: 10, output: 20 }).finish('end_turn'));
-    const message = await client.messages.stream(request).finalMessage();
+    const message = await sdk.client.messages.stream(request).finalMessage();
     const [thinking, text] = message.content;
     expect(thinking?.type).toBe('thinking');
     expect(thinking?.type === 'thinking' ? [thinking.thinking.length, thinking.signature.length > 0] : []).toEqual([300, true]);
@@ -49,7 +38,7 @@ describe('messages scenarios through the anthropic SDK (R7, R5)', () => {
         .text('Let me check.')
         .toolCall('get_weather', { city: 'Paris' }, { id: 'toolu_1' })
         .usage({ input: 1, output: 2 }));
-    const message = await client.messages.stream(request).finalMessage();
+    const message = await sdk.client.messages.stream(request).finalMessage();
     expect(message.stop_reason).toBe('tool_use');
     expect(message.content[1]).toEqual({ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } });
   });
@@ -58,7 +47,7 @@ describe('messages scenarios through the anthropic SDK (R7, R5)', () => {
     'ends with stop_reason %s',
     async (reason) => {
       upstream.messages.enqueue(scenario.messages().text('x').usage({ input: 1, output: 1 }).finish(reason));
-      const message = await client.messages.stream(request).finalMessage();
+      const message = await sdk.client.messages.stream(request).finalMessage();
       expect(message.stop_reason).toBe(reason);
     },
   );
@@ -85,14 +74,14 @@ describe('messages scenarios through the anthropic SDK (R7, R5)', () => {
 
   it('EOF before any event makes finalMessage() reject', async () => {
     upstream.messages.enqueue(scenario.messages().text('x').eof({ afterEvents: 0 }));
-    await expect(client.messages.stream(request).finalMessage()).rejects.toThrow(/request ended without sending any chunks/);
+    await expect(sdk.client.messages.stream(request).finalMessage()).rejects.toThrow(/request ended without sending any chunks/);
   });
 
   it('an `event: error` overloaded_error becomes an APIError after the text before it (R2.1)', async () => {
     upstream.messages.enqueue(scenario.messages().text('Partial').streamError({ type: 'overloaded_error' }));
     const seen: string[] = [];
     const consume = async (): Promise<void> => {
-      const stream = await client.messages.create({ ...request, stream: true });
+      const stream = await sdk.client.messages.create({ ...request, stream: true });
       for await (const event of stream) {
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') seen.push(event.delta.text);
       }
@@ -105,7 +94,7 @@ describe('messages scenarios through the anthropic SDK (R7, R5)', () => {
 
   it('a 429 with retry-after and request-id reaches the SDK as RateLimitError (R1.3)', async () => {
     upstream.messages.enqueue(scenario.messages().httpError(429, { headers: { 'retry-after': '7' } }));
-    const error = await client.messages.create(request).catch((caught: unknown) => caught);
+    const error = await sdk.client.messages.create(request).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
     const apiError = error as InstanceType<typeof Anthropic.RateLimitError>;
     expect(apiError.headers?.get('retry-after')).toBe('7');
@@ -115,14 +104,14 @@ describe('messages scenarios through the anthropic SDK (R7, R5)', () => {
 
   it('a 529 carries overloaded_error in the Anthropic error shape', async () => {
     upstream.messages.enqueue(scenario.messages().httpError(529));
-    const error = await client.messages.create(request).catch((caught: unknown) => caught);
+    const error = await sdk.client.messages.create(request).catch((caught: unknown) => caught);
     expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'overloaded_error', message: 'Overloaded' } });
   });
 
   it('answers a non-streaming request with a message JSON body', async () => {
     upstream.messages.enqueue(scenario.messages().reasoning('plan').text('Done.').usage({ input: 5, output: 6, cachedInput: 2 }).finish('max_tokens'));
-    const message = await client.messages.create(request);
+    const message = await sdk.client.messages.create(request);
     expect(message.content.map((block) => block.type)).toEqual(['thinking', 'text']);
     expect(message.stop_reason).toBe('max_tokens');
     expect(message.usage).toMatchObject({ input_tokens: 5, output_tokens: 6, cache_read_input_tokens: 2 });

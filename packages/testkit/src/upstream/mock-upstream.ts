@@ -6,27 +6,17 @@ import {
   PROTOCOLS,
   ROUTE_PATHS,
   UpstreamState,
+  exposeUpstreamControls,
   parseJsonBody,
   type RecordedRequest,
-  type ScenarioQueue,
+  type UpstreamControls,
   type UpstreamOptions,
 } from './upstream-state.js';
 
 /** A scripted upstream speaking Chat, Messages and Responses, served through msw. */
-export interface MockUpstream {
-  /** Scenarios for `POST {base}/chat/completions`. */
-  readonly chat: ScenarioQueue<'chat'>;
-  /** Scenarios for `POST {base}/messages`. */
-  readonly messages: ScenarioQueue<'messages'>;
-  /** Scenarios for `POST {base}/responses`. */
-  readonly responses: ScenarioQueue<'responses'>;
-  /** Every request received, in arrival order. */
-  readonly requests: readonly RecordedRequest[];
-  requestsFor(protocol: Protocol): RecordedRequest[];
+export interface MockUpstream extends UpstreamControls {
   /** msw handlers for the three routes under `baseUrl` (e.g. `https://api.test/v1`). */
   handlers(baseUrl: string): HttpHandler[];
-  /** Forgets recorded requests and empties every queue. */
-  reset(): void;
 }
 
 async function recordFetchRequest(protocol: Protocol, request: Request): Promise<RecordedRequest> {
@@ -50,12 +40,7 @@ function toMswResponse(plan: ReplyPlan, signal: AbortSignal): Response {
 export function createMockUpstream(options: UpstreamOptions = {}): MockUpstream {
   const state = new UpstreamState(options);
   return {
-    chat: state.chat,
-    messages: state.messages,
-    responses: state.responses,
-    requests: state.requests,
-    requestsFor: (protocol) => state.requestsFor(protocol),
-    reset: () => state.reset(),
+    ...exposeUpstreamControls(state),
     handlers(baseUrl) {
       const base = baseUrl.replace(/\/+$/, '');
       return PROTOCOLS.map((protocol) =>

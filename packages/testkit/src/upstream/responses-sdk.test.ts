@@ -1,28 +1,17 @@
 import OpenAI from 'openai';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scenario } from '../scenario/builder.js';
-import { createMockUpstream } from './mock-upstream.js';
-import { releaseMockedResponseClones } from './release-clones.js';
+import { MOCK_BASE_URL, useSdkUpstream } from './sdk-upstream.test-helper.js';
 
 // Conformance oracle for OpenAI Responses: what the official openai SDK parses
 // out of the testkit's wire (R7 wire fidelity, R4 cut streams, R5 usage, R1 errors).
-const upstream = createMockUpstream();
-const server = setupServer(...upstream.handlers('https://api.test/v1'));
-let client: OpenAI;
-
-beforeAll(() => {
-  server.listen({ onUnhandledRequest: 'error' });
-  releaseMockedResponseClones(server);
-  client = new OpenAI({ apiKey: 'sk-test', baseURL: 'https://api.test/v1', maxRetries: 0 });
-});
-afterEach(() => upstream.reset());
-afterAll(() => server.close());
+const sdk = useSdkUpstream(() => new OpenAI({ apiKey: 'sk-test', baseURL: MOCK_BASE_URL, maxRetries: 0 }));
+const { upstream } = sdk;
 
 type Event = OpenAI.Responses.ResponseStreamEvent;
 
 async function collectEvents(): Promise<Event[]> {
-  const stream = await client.responses.create({ model: 'gpt-test', input: 'hi', stream: true });
+  const stream = await sdk.client.responses.create({ model: 'gpt-test', input: 'hi', stream: true });
   const events: Event[] = [];
   for await (const event of stream) events.push(event);
   return events;
@@ -31,7 +20,7 @@ async function collectEvents(): Promise<Event[]> {
 describe('responses scenarios through the openai SDK (R7, R5)', () => {
   it('streams a reasoning summary then text, completed with usage', async () => {
     upstream.responses.enqueue(scenario.responses().reasoning(800).text('Final: 570').usage({ input: 299, output: 12, reasoning: 4 }));
-    const response = await client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
+    const response = await sdk.client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
     expect(response.status).toBe('completed');
     expect(response.output_text).toBe('Final: 570');
     const reasoning = response.output[0];
@@ -50,7 +39,7 @@ describe('responses scenarios through the openai SDK (R7, R5)', () => {
 
   it('streams a function call whose arguments the SDK reassembles', async () => {
     upstream.responses.enqueue(scenario.responses().toolCall('calculator', { a: 19, b: 3, op: 'multiply' }, { id: 'call_Q6' }));
-    const response = await client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
+    const response = await sdk.client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
     const call = response.output[0];
     expect(call?.type === 'function_call' ? [call.call_id, call.name, call.arguments] : []).toEqual([
       'call_Q6',
@@ -75,7 +64,7 @@ describe('responses scenarios through the openai SDK (R7, R5)', () => {
     expect(events.some((event) => event.type === 'response.completed' || event.type === 'response.incomplete')).toBe(false);
     const summary = events.map((event) => (event.type === 'response.reasoning_summary_text.delta' ? event.delta : '')).join('');
     expect(summary).toHaveLength(1000);
-    const response = await client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
+    const response = await sdk.client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
     expect(response.status).toBe('in_progress');
   });
 
@@ -96,14 +85,14 @@ describe('responses scenarios through the openai SDK (R7, R5)', () => {
 
   it('a 429 with retry-after-ms reaches the SDK as RateLimitError with the header (R1.3)', async () => {
     upstream.responses.enqueue(scenario.responses().httpError(429, { headers: { 'retry-after-ms': '1500' } }));
-    const error = await client.responses.create({ model: 'm', input: 'x' }).catch((caught: unknown) => caught);
+    const error = await sdk.client.responses.create({ model: 'm', input: 'x' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after-ms')).toBe('1500');
   });
 
   it('answers a non-streaming request with the final response object', async () => {
     upstream.responses.enqueue(scenario.responses().text('Plain').usage({ input: 1, output: 1, cachedInput: 0 }));
-    const response = await client.responses.create({ model: 'gpt-x', input: 'x' });
+    const response = await sdk.client.responses.create({ model: 'gpt-x', input: 'x' });
     expect([response.object, response.status, response.model, response.output_text]).toEqual(['response', 'completed', 'gpt-x', 'Plain']);
     expect(response.usage?.input_tokens_details).toEqual({ cached_tokens: 0 });
   });

@@ -88,6 +88,33 @@ export function parseJsonBody(bodyText: string): unknown {
   }
 }
 
+/** What a test drives on any scripted upstream, msw-served or loopback. */
+export interface UpstreamControls {
+  /** Scenarios for `POST {base}/chat/completions`. */
+  readonly chat: ScenarioQueue<'chat'>;
+  /** Scenarios for `POST {base}/messages`. */
+  readonly messages: ScenarioQueue<'messages'>;
+  /** Scenarios for `POST {base}/responses`. */
+  readonly responses: ScenarioQueue<'responses'>;
+  /** Every request received, in arrival order. */
+  readonly requests: readonly RecordedRequest[];
+  requestsFor(protocol: Protocol): RecordedRequest[];
+  /** Forgets recorded requests and empties every queue. */
+  reset(): void;
+}
+
+/** The controls over one state, so both upstream flavours hand out the same queues and record. */
+export function exposeUpstreamControls(state: UpstreamState): UpstreamControls {
+  return {
+    chat: state.chat,
+    messages: state.messages,
+    responses: state.responses,
+    requests: state.requests,
+    requestsFor: (protocol) => state.requestsFor(protocol),
+    reset: () => state.reset(),
+  };
+}
+
 /** Queues, recording and reply planning shared by the msw handlers and the loopback server. */
 export class UpstreamState {
   readonly requests: RecordedRequest[] = [];
