@@ -5,15 +5,6 @@ import { mapResponsesFinishReason } from './map-responses-finish-reason.js';
 import { isJsonObject, readNumber, readString, type JsonObject } from './native-json.js';
 
 /**
- * The terminal events of a Responses stream (SPEC "terminal frame"). `response.done`
- * is sent by the ChatGPT/Codex backend instead (wire-formats §3.3, 3rd-party).
- * A lone `error` event is NOT terminal: real streams follow it with
- * `response.failed` (fixture `openai-error.1`), so a stream that ends right
- * after it is reported as cut, with the error event already emitted.
- */
-const TERMINAL_EVENT_TYPES = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done']);
-
-/**
  * What was streamed of an open text block, in bounded memory: keeping the
  * whole text made retained heap grow with the stream (bench/decode, 20k →
  * 200k chunks: +4.6 MiB). The tail is enough to check that a `.done` text
@@ -36,7 +27,10 @@ interface ToolCallState {
 
 /**
  * Maps parsed Responses SSE records to neutral events (R7.2), one record at a
- * time. Pure state machine: no I/O, never throws for bad data.
+ * time. Pure state machine: no I/O, never throws for bad data. The `push*`
+ * methods append to the caller's array (the stream decoder's per-read batch),
+ * so a record allocates only the events it stands for; `mapRecord` returns a
+ * fresh array for callers that want one (bench/README.md, "decode").
  */
 export class ResponsesStreamEventMapper {
   private metadataEmitted = false;
@@ -52,17 +46,28 @@ export class ResponsesStreamEventMapper {
 
   /** One SSE record (its `data` text) → neutral events. */
   mapRecord(data: string): DecodedStreamEvent[] {
+    const events: DecodedStreamEvent[] = [];
+    this.pushRecordEvents(data, events);
+    return events;
+  }
+
+  /** One SSE record (its `data` text) → its neutral events, appended to `events`. Never throws. */
+  pushRecordEvents(data: string, events: DecodedStreamEvent[]): void {
     // Nothing after the terminal frame belongs to this response; openai-node
     // also tolerates a trailing `[DONE]` (wire-formats §3.1).
-    if (this.terminalFrameSeen || data.trim() === '[DONE]') return [];
+    if (this.terminalFrameSeen || data.trim() === '[DONE]') return;
     let payload: unknown;
     try {
       payload = JSON.parse(data);
     } catch (cause) {
-      return [this.createUndecodableChunkError('not JSON', cause)];
+      events.push(this.createUndecodableChunkError('not JSON', cause));
+      return;
     }
-    if (!isJsonObject(payload)) return [this.createUndecodableChunkError('not a JSON object', undefined)];
-    return this.mapEvent(payload);
+    if (!isJsonObject(payload)) {
+      events.push(this.createUndecodableChunkError('not a JSON object', undefined));
+      return;
+    }
+    this.pushEventEvents(payload, events);
   }
 
   /** The last item of the stream (R7.2). */
@@ -70,180 +75,190 @@ export class ResponsesStreamEventMapper {
     return { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen };
   }
 
-  private mapEvent(event: JsonObject): TurnEvent[] {
+  private pushEventEvents(event: JsonObject, events: DecodedStreamEvent[]): void {
     const type = readString(event.type);
-    if (type !== undefined && TERMINAL_EVENT_TYPES.has(type)) return this.mapTerminal(type, event);
+    // The delta cases come first: they are nearly every record of a stream.
     switch (type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        return this.pushText(readTextId(event), readString(event.delta) ?? '', events);
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        return this.pushReasoning(readString(event.item_id), readString(event.delta) ?? '', events);
+      case 'response.function_call_arguments.delta':
+      case 'response.custom_tool_call_input.delta':
+        return this.pushToolInput(readString(event.item_id), readString(event.delta) ?? '', events);
+      // The terminal events (SPEC "terminal frame"). `response.done` is sent by
+      // the ChatGPT/Codex backend instead (wire-formats §3.3, 3rd-party). A lone
+      // `error` event is NOT terminal: real streams follow it with
+      // `response.failed` (fixture `openai-error.1`), so a stream that ends right
+      // after it is reported as cut, with the error event already emitted.
+      case 'response.completed':
+      case 'response.incomplete':
+      case 'response.failed':
+      case 'response.done':
+        return this.pushTerminal(type, event, events);
       case 'response.created':
       case 'response.in_progress':
       case 'response.queued':
-        return this.mapResponseMetadata(event.response);
+        return this.pushResponseMetadata(event.response, events);
       case 'response.output_item.added':
-        return this.mapItemAdded(event.item);
+        return this.pushItemAdded(event.item, events);
       case 'response.output_item.done':
-        return this.mapItemDone(event.item);
+        return this.pushItemDone(event.item, events);
       case 'response.content_part.added':
-        return isJsonObject(event.part) && event.part.type === 'output_text' ? this.startText(readTextId(event)) : [];
+        if (isJsonObject(event.part) && event.part.type === 'output_text') this.pushTextStart(readTextId(event), events);
+        return;
       case 'response.content_part.done':
-        return this.endText(readTextId(event));
-      case 'response.output_text.delta':
-      case 'response.refusal.delta':
-        return this.appendText(readTextId(event), readString(event.delta) ?? '');
+        return this.pushTextEnd(readTextId(event), events);
       case 'response.output_text.done':
-        return this.completeText(readTextId(event), readString(event.text));
+        return this.pushTextRest(readTextId(event), readString(event.text), events);
       case 'response.refusal.done':
-        return this.completeText(readTextId(event), readString(event.refusal));
+        return this.pushTextRest(readTextId(event), readString(event.refusal), events);
       case 'response.reasoning_summary_part.added':
         // Summary parts of one reasoning item are joined with a blank line into one block.
-        return (readNumber(event.summary_index) ?? 0) > 0 ? this.appendReasoning(readString(event.item_id), '\n\n') : [];
-      case 'response.reasoning_summary_text.delta':
-      case 'response.reasoning_text.delta':
-        return this.appendReasoning(readString(event.item_id), readString(event.delta) ?? '');
-      case 'response.function_call_arguments.delta':
-      case 'response.custom_tool_call_input.delta':
-        return this.appendToolInput(readString(event.item_id), readString(event.delta) ?? '');
+        if ((readNumber(event.summary_index) ?? 0) > 0) this.pushReasoning(readString(event.item_id), '\n\n', events);
+        return;
       case 'response.function_call_arguments.done':
-        return this.endToolCall(readString(event.item_id), readString(event.arguments));
+        return this.pushToolCallEnd(readString(event.item_id), readString(event.arguments), events);
       case 'response.custom_tool_call_input.done':
-        return this.endToolCall(readString(event.item_id), readString(event.input));
+        return this.pushToolCallEnd(readString(event.item_id), readString(event.input), events);
       case 'error':
         this.errorEmitted = true;
-        return [{ type: 'error', error: classifyResponsesStreamError(event, 'error-event') }];
+        events.push({ type: 'error', error: classifyResponsesStreamError(event, 'error-event') });
+        return;
       default:
         // Web search progress, annotations, audio… carry nothing the host needs here.
         if (type === undefined && event.error !== undefined && event.error !== null) {
           // A compatible server's bare `{error:{…}}` record (openai-node raises on any truthy `error`).
           this.errorEmitted = true;
-          return [{ type: 'error', error: classifyResponsesStreamError(event, 'error-event') }];
+          events.push({ type: 'error', error: classifyResponsesStreamError(event, 'error-event') });
         }
-        return [];
     }
   }
 
-  private mapResponseMetadata(response: unknown): TurnEvent[] {
-    if (this.metadataEmitted || !isJsonObject(response)) return [];
+  private pushResponseMetadata(response: unknown, events: DecodedStreamEvent[]): void {
+    if (this.metadataEmitted || !isJsonObject(response)) return;
     const responseId = readString(response.id);
     const model = readString(response.model);
     const createdAt = readNumber(response.created_at);
-    if (responseId === undefined && model === undefined && createdAt === undefined) return [];
+    if (responseId === undefined && model === undefined && createdAt === undefined) return;
     this.metadataEmitted = true;
-    return [
-      {
-        type: 'response-metadata',
-        ...(responseId !== undefined ? { responseId } : {}),
-        ...(model !== undefined ? { model } : {}),
-        ...(createdAt !== undefined ? { createdAt } : {}),
-      },
-    ];
+    events.push({
+      type: 'response-metadata',
+      ...(responseId !== undefined ? { responseId } : {}),
+      ...(model !== undefined ? { model } : {}),
+      ...(createdAt !== undefined ? { createdAt } : {}),
+    });
   }
 
-  private mapItemAdded(item: unknown): TurnEvent[] {
-    if (!isJsonObject(item)) return [];
+  private pushItemAdded(item: unknown, events: DecodedStreamEvent[]): void {
+    if (!isJsonObject(item)) return;
     const itemId = readString(item.id);
-    if (itemId === undefined) return [];
+    if (itemId === undefined) return;
     if (item.type === 'reasoning') {
-      if (this.openReasonings.has(itemId)) return [];
+      if (this.openReasonings.has(itemId)) return;
       this.openReasonings.set(itemId, '');
       const encrypted = readString(item.encrypted_content);
-      return [{ type: 'reasoning-start', id: itemId, ...(encrypted !== undefined ? { encrypted } : {}) }];
+      events.push({ type: 'reasoning-start', id: itemId, ...(encrypted !== undefined ? { encrypted } : {}) });
+      return;
     }
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const toolCallId = readString(item.call_id) ?? itemId;
       const toolName = readString(item.name) ?? '';
       this.toolCalls.set(itemId, { toolCallId, toolName, input: '', ended: false });
       this.hasToolCall = true;
-      return [
-        { type: 'tool-call-start', toolCallId, toolName, providerFields: { itemId, itemType: item.type } },
-      ];
+      events.push({ type: 'tool-call-start', toolCallId, toolName, providerFields: { itemId, itemType: item.type } });
     }
-    return [];
   }
 
-  private mapItemDone(item: unknown): TurnEvent[] {
-    if (!isJsonObject(item)) return [];
+  private pushItemDone(item: unknown, events: DecodedStreamEvent[]): void {
+    if (!isJsonObject(item)) return;
     const itemId = readString(item.id);
-    if (itemId === undefined) return [];
+    if (itemId === undefined) return;
     if (item.type === 'message') {
-      return [...this.openTexts.keys()].filter((id) => id === itemId || id.startsWith(`${itemId}:`)).flatMap((id) => this.endText(id));
+      // Deleting the entry being visited is safe in a Map's for…of.
+      for (const id of this.openTexts.keys()) {
+        if (id === itemId || id.startsWith(`${itemId}:`)) this.pushTextEnd(id, events);
+      }
+      return;
     }
     if (item.type === 'reasoning') {
       // The copy of `encrypted_content` in `.added` "may be incomplete" (SDK `ResponseReasoningItem`).
       const encrypted = readString(item.encrypted_content);
-      if (!this.openReasonings.has(itemId)) return [];
+      if (!this.openReasonings.has(itemId)) return;
       this.openReasonings.delete(itemId);
-      return [{ type: 'reasoning-end', id: itemId, ...(encrypted !== undefined ? { encrypted } : {}) }];
+      events.push({ type: 'reasoning-end', id: itemId, ...(encrypted !== undefined ? { encrypted } : {}) });
+      return;
     }
-    if (item.type === 'function_call') return this.endToolCall(itemId, readString(item.arguments));
-    if (item.type === 'custom_tool_call') return this.endToolCall(itemId, readString(item.input));
-    return [];
+    if (item.type === 'function_call') this.pushToolCallEnd(itemId, readString(item.arguments), events);
+    else if (item.type === 'custom_tool_call') this.pushToolCallEnd(itemId, readString(item.input), events);
   }
 
-  private startText(id: string | undefined): TurnEvent[] {
-    if (id === undefined || this.openTexts.has(id)) return [];
-    this.openTexts.set(id, { ...NOTHING_SENT });
-    return [{ type: 'text-start', id }];
+  /** Opens the text block `id` unless it is open; returns what was streamed of it. */
+  private pushTextStart(id: string | undefined, events: DecodedStreamEvent[]): SentText | undefined {
+    if (id === undefined) return undefined;
+    const open = this.openTexts.get(id);
+    if (open !== undefined) return open;
+    const sent: SentText = { length: 0, tail: '' };
+    this.openTexts.set(id, sent);
+    events.push({ type: 'text-start', id });
+    return sent;
   }
 
-  private appendText(id: string | undefined, delta: string): TurnEvent[] {
-    if (id === undefined) return [];
-    const events = this.startText(id);
-    if (delta === '') return events;
-    const sent = this.openTexts.get(id);
-    if (sent !== undefined) {
-      sent.length += delta.length;
-      sent.tail = (sent.tail + delta).slice(-SENT_TAIL_CHARS);
-    }
-    return [...events, { type: 'text-delta', id, delta }];
+  private pushText(id: string | undefined, delta: string, events: DecodedStreamEvent[]): void {
+    if (id === undefined) return;
+    const sent = this.pushTextStart(id, events);
+    if (sent === undefined || delta === '') return;
+    sent.length += delta.length;
+    sent.tail = (sent.tail + delta).slice(-SENT_TAIL_CHARS);
+    events.push({ type: 'text-delta', id, delta });
   }
 
   /** A `.done` carries the full text: emit whatever the deltas did not (a server may skip deltas). */
-  private completeText(id: string | undefined, fullText: string | undefined): TurnEvent[] {
-    if (id === undefined || fullText === undefined) return [];
+  private pushTextRest(id: string | undefined, fullText: string | undefined, events: DecodedStreamEvent[]): void {
+    if (id === undefined || fullText === undefined) return;
     const sent = this.openTexts.get(id) ?? NOTHING_SENT;
     const extendsSent = fullText.length >= sent.length && fullText.startsWith(sent.tail, sent.length - sent.tail.length);
-    return extendsSent ? this.appendText(id, fullText.slice(sent.length)) : [];
+    if (extendsSent) this.pushText(id, fullText.slice(sent.length), events);
   }
 
-  private endText(id: string | undefined): TurnEvent[] {
-    if (id === undefined || !this.openTexts.has(id)) return [];
-    this.openTexts.delete(id);
-    return [{ type: 'text-end', id }];
+  private pushTextEnd(id: string | undefined, events: DecodedStreamEvent[]): void {
+    if (id === undefined || !this.openTexts.delete(id)) return;
+    events.push({ type: 'text-end', id });
   }
 
-  private appendReasoning(itemId: string | undefined, delta: string): TurnEvent[] {
-    if (itemId === undefined || delta === '') return [];
-    const events: TurnEvent[] = [];
+  private pushReasoning(itemId: string | undefined, delta: string, events: DecodedStreamEvent[]): void {
+    if (itemId === undefined || delta === '') return;
     if (!this.openReasonings.has(itemId)) {
       events.push({ type: 'reasoning-start', id: itemId });
       this.openReasonings.set(itemId, '');
     }
     events.push({ type: 'reasoning-delta', id: itemId, delta });
-    return events;
   }
 
-  private appendToolInput(itemId: string | undefined, delta: string): TurnEvent[] {
+  private pushToolInput(itemId: string | undefined, delta: string, events: DecodedStreamEvent[]): void {
     const call = itemId === undefined ? undefined : this.toolCalls.get(itemId);
-    if (call === undefined || call.ended || delta === '') return [];
+    if (call === undefined || call.ended || delta === '') return;
     call.input += delta;
-    return [{ type: 'tool-call-delta', toolCallId: call.toolCallId, delta }];
+    events.push({ type: 'tool-call-delta', toolCallId: call.toolCallId, delta });
   }
 
-  private endToolCall(itemId: string | undefined, fullInput: string | undefined): TurnEvent[] {
+  private pushToolCallEnd(itemId: string | undefined, fullInput: string | undefined, events: DecodedStreamEvent[]): void {
     const call = itemId === undefined ? undefined : this.toolCalls.get(itemId);
-    if (call === undefined || call.ended) return [];
-    const events: TurnEvent[] = [];
+    if (call === undefined || call.ended) return;
     if (fullInput !== undefined && fullInput.startsWith(call.input) && fullInput.length > call.input.length) {
-      events.push(...this.appendToolInput(itemId, fullInput.slice(call.input.length)));
+      this.pushToolInput(itemId, fullInput.slice(call.input.length), events);
     }
     call.ended = true;
     events.push({ type: 'tool-call-end', toolCallId: call.toolCallId, toolName: call.toolName, input: fullInput ?? call.input });
-    return events;
   }
 
-  private mapTerminal(type: string, event: JsonObject): TurnEvent[] {
+  private pushTerminal(type: string, event: JsonObject, events: DecodedStreamEvent[]): void {
     this.terminalFrameSeen = true;
     const response = isJsonObject(event.response) ? event.response : {};
-    const events: TurnEvent[] = [...this.mapResponseMetadata(response), ...this.closeOpenBlocks()];
+    this.pushResponseMetadata(response, events);
+    this.pushOpenBlockEnds(events);
     const status = readString(response.status) ?? statusOfTerminal(type);
     if (status === 'failed' && !this.errorEmitted) {
       // One failure, one error event: `openai-error.1` sends `error` then `response.failed` for the same failure.
@@ -258,19 +273,16 @@ export class ResponsesStreamEventMapper {
       hasToolCall: this.hasToolCall,
     });
     events.push({ type: 'finish', finishReason });
-    return events;
   }
 
   /** On a terminal frame every block still open is finished, so the host sees complete blocks. */
-  private closeOpenBlocks(): TurnEvent[] {
-    const events: TurnEvent[] = [];
-    for (const id of [...this.openTexts.keys()]) events.push(...this.endText(id));
-    for (const id of [...this.openReasonings.keys()]) {
+  private pushOpenBlockEnds(events: DecodedStreamEvent[]): void {
+    for (const id of this.openTexts.keys()) this.pushTextEnd(id, events);
+    for (const id of this.openReasonings.keys()) {
       this.openReasonings.delete(id);
       events.push({ type: 'reasoning-end', id });
     }
-    for (const itemId of [...this.toolCalls.keys()]) events.push(...this.endToolCall(itemId, undefined));
-    return events;
+    for (const itemId of this.toolCalls.keys()) this.pushToolCallEnd(itemId, undefined, events);
   }
 
   private createUndecodableChunkError(reason: string, cause: unknown): TurnEvent {

@@ -11,9 +11,13 @@ import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
  */
 export async function* decodeResponsesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
   const mapper = new ResponsesStreamEventMapper();
-  const pending: DecodedStreamEvent[] = [];
+  // One array reused for every read: the parser callback maps each record
+  // into it, then this one generator yields its items from a plain loop. A
+  // `yield*` over `splice(0)` plus a spread per record cost about as much as
+  // the mapping itself (bench/README.md, "decode"; decision 0140).
+  const events: DecodedStreamEvent[] = [];
   // The `event:` line repeats the JSON `type`, so only `data` is read (wire-formats §3.1).
-  const parser = createParser({ onEvent: (record) => pending.push(...mapper.mapRecord(record.data)) });
+  const parser = createParser({ onEvent: (record) => mapper.pushRecordEvents(record.data, events) });
   const textDecoder = new TextDecoder();
   const reader = body.getReader();
   let endsWithNewline = true;
@@ -28,7 +32,8 @@ export async function* decodeResponsesStream(body: ReadableStream<Uint8Array>): 
       const text = textDecoder.decode(value, { stream: true });
       if (text !== '') endsWithNewline = text.endsWith('\n') || text.endsWith('\r');
       parser.feed(text);
-      yield* pending.splice(0);
+      for (let index = 0; index < events.length; index += 1) yield events[index]!;
+      events.length = 0;
     }
     const rest = textDecoder.decode();
     if (rest !== '') {
@@ -39,8 +44,9 @@ export async function* decodeResponsesStream(body: ReadableStream<Uint8Array>): 
     // line still counts; a record cut inside a line is dropped (it is a cut,
     // which `terminalFrameSeen: false` already reports).
     if (endsWithNewline) parser.feed('\n');
-    yield* pending.splice(0);
-    yield mapper.end();
+    events.push(mapper.end());
+    for (let index = 0; index < events.length; index += 1) yield events[index]!;
+    events.length = 0;
   } finally {
     // A consumer that stops early (or a failed read) must not leave the upstream body open.
     if (!bodyFinished) await reader.cancel().catch(() => undefined);
