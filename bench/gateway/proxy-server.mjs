@@ -1,7 +1,10 @@
 // The two proxies under test, in one child process (bundled from source by run.mjs):
 // - the floor: a minimal pipe-through proxy (node:http request + pipe, keep-alive);
-// - the turnguard gateway (createGateway, stats off, default R1/R4 settings).
-// Usage: node proxy-server.cjs <upstreamPort>; prints {"pipePort":N,"gatewayPort":M}.
+// - the turnguard gateway (createGateway, stats off, default R1/R4 settings);
+// - with BENCH_GLOBAL_FETCH=1, a second gateway whose upstream transport is the
+//   global (undici) `fetch` instead of the default node:http one.
+// Usage: node proxy-server.cjs <upstreamPort>;
+// prints {"pipePort":N,"gatewayPort":M[,"globalFetchGatewayPort":K]}.
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import { createGateway } from '../../apps/gateway/src/create-gateway.ts';
 
@@ -30,7 +33,17 @@ async function main() {
     env: { OPENAI_API_KEY: 'sk-bench' },
   });
   const address = await gateway.listen();
-  process.stdout.write(`${JSON.stringify({ pipePort: pipe.address().port, gatewayPort: address.port })}\n`);
+  const ports = { pipePort: pipe.address().port, gatewayPort: address.port };
+  if (process.env.BENCH_GLOBAL_FETCH === '1') {
+    const globalFetchGateway = createGateway({
+      port: 0,
+      upstreams: { chat: `http://127.0.0.1:${upstreamPort}/v1` },
+      env: { OPENAI_API_KEY: 'sk-bench' },
+      fetch: (input, init) => globalThis.fetch(input, init),
+    });
+    ports.globalFetchGatewayPort = (await globalFetchGateway.listen()).port;
+  }
+  process.stdout.write(`${JSON.stringify(ports)}\n`);
 }
 void main();
 process.on('disconnect', () => process.exit(0));

@@ -3,8 +3,11 @@
 // pipe-through proxy (the floor), and through the turnguard gateway — at 1
 // and 50 concurrent streams, medians of ≥5 interleaved runs, loopback only.
 // Usage: node bench/gateway/run.mjs [runs=7] [chunks=100] [intervalMs=2]
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+// BENCH_BASELINE_REF=<git ref> also benches the gateway as it is at that ref
+// (extracted read-only with `git archive`), side by side in the same run;
+// BENCH_GLOBAL_FETCH=1 adds the working tree's gateway on the global fetch.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,20 +24,40 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-gateway-bench-'));
 
 const packages = ['core', 'adapter-chat', 'adapter-messages', 'adapter-responses', 'stats', 'testkit'];
-await build({
-  config: false,
-  entry: { 'proxy-server': join(root, 'bench/gateway/proxy-server.mjs') },
-  outDir: workDir,
-  format: ['cjs'],
-  platform: 'node',
-  target: 'node20',
-  dts: false,
-  silent: true,
-  noExternal: [/.*/],
-  esbuildOptions(options) {
-    options.alias = Object.fromEntries(packages.map((name) => [`@turnguard/${name}`, join(root, `packages/${name}/src/index.ts`)]));
-  },
-});
+/** Bundles bench/gateway/proxy-server.mjs of the tree at `sourceRoot` into `outDir`/proxy-server.cjs. */
+async function bundleProxyServer(sourceRoot, outDir) {
+  await build({
+    config: false,
+    entry: { 'proxy-server': join(sourceRoot, 'bench/gateway/proxy-server.mjs') },
+    outDir,
+    format: ['cjs'],
+    platform: 'node',
+    target: 'node20',
+    dts: false,
+    silent: true,
+    noExternal: [/.*/],
+    esbuildOptions(options) {
+      options.alias = Object.fromEntries(packages.map((name) => [`@turnguard/${name}`, join(sourceRoot, `packages/${name}/src/index.ts`)]));
+    },
+  });
+  return join(outDir, 'proxy-server.cjs');
+}
+
+/** The gateway's sources at `ref`, extracted read-only, resolving dependencies from this checkout's node_modules. */
+async function extractBaseline(ref) {
+  const tree = join(workDir, 'baseline');
+  await mkdir(tree);
+  const dirs = ['bench/gateway', 'apps/gateway/src', ...packages.map((name) => `packages/${name}/src`)];
+  const archive = execFileSync('git', ['-C', root, 'archive', ref, ...dirs], { maxBuffer: 256 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', tree], { input: archive });
+  await symlink(join(root, 'node_modules'), join(tree, 'node_modules'));
+  for (const dir of ['apps/gateway', ...packages.map((name) => `packages/${name}`)]) await symlink(join(root, dir, 'node_modules'), join(tree, dir, 'node_modules'));
+  return tree;
+}
+
+const proxyServer = await bundleProxyServer(root, workDir);
+const baselineRef = process.env.BENCH_BASELINE_REF;
+const baselineServer = baselineRef === undefined ? undefined : await bundleProxyServer(await extractBaseline(baselineRef), join(workDir, 'baseline-out'));
 
 /** Starts a child process and waits for the JSON line it prints. */
 function startChild(args) {
@@ -48,8 +71,12 @@ function startChild(args) {
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), String(chunks), String(intervalMs)]);
 // BENCH_PROXY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the proxies' process.
 const proxyNodeArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const proxies = await startChild([...proxyNodeArgs, join(workDir, 'proxy-server.cjs'), String(upstream.info.port)]);
+const proxies = await startChild([...proxyNodeArgs, proxyServer, String(upstream.info.port)]);
+const baseline = baselineServer === undefined ? undefined : await startChild([...proxyNodeArgs, baselineServer, String(upstream.info.port)]);
 const targets = { direct: upstream.info.port, pipe: proxies.info.pipePort, gateway: proxies.info.gatewayPort };
+if (proxies.info.globalFetchGatewayPort !== undefined) targets['gateway (global fetch)'] = proxies.info.globalFetchGatewayPort;
+if (baseline !== undefined) targets[`gateway @ ${baselineRef}`] = baseline.info.gatewayPort;
+const gateways = Object.keys(targets).filter((name) => name.startsWith('gateway'));
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
 
@@ -111,27 +138,31 @@ for (const [label, runOne] of [
   [String(CONCURRENT_STREAMS), runConcurrent],
 ]) {
   for (const port of Object.values(targets)) await runOne(port); // warm-up: JIT, keep-alive sockets
-  const samples = { direct: [], pipe: [], gateway: [] };
+  const samples = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
   // Interleaved so drift on the shared box hits every path alike.
   for (let run = 0; run < runs; run += 1) for (const [name, port] of Object.entries(targets)) samples[name].push(await runOne(port));
   const pick = (name, field) => median(samples[name].map((sample) => sample[field]));
-  table.push({
-    streams: label,
-    ttfb: { direct: pick('direct', 'ttfbMs'), pipe: pick('pipe', 'ttfbMs'), gateway: pick('gateway', 'ttfbMs') },
-    total: { direct: pick('direct', 'totalMs'), pipe: pick('pipe', 'totalMs'), gateway: pick('gateway', 'totalMs') },
-  });
+  for (const name of gateways) {
+    table.push({
+      streams: label,
+      gateway: name,
+      ttfb: { direct: pick('direct', 'ttfbMs'), pipe: pick('pipe', 'ttfbMs'), gateway: pick(name, 'ttfbMs') },
+      total: { direct: pick('direct', 'totalMs'), pipe: pick('pipe', 'totalMs'), gateway: pick(name, 'totalMs') },
+    });
+  }
 }
 
 const ms = (value) => value.toFixed(2);
 console.log(`node ${process.version}, ${runs} runs, upstream: ${chunks} chunks every ${intervalMs} ms`);
-console.log('| streams | TTFB direct | TTFB pipe | TTFB gateway | added TTFB pipe | added TTFB gateway | total direct | total pipe | total gateway | gateway / pipe |');
-console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| streams | gateway | TTFB direct | TTFB pipe | TTFB gateway | added TTFB pipe | added TTFB gateway | total direct | total pipe | total gateway | gateway / pipe |');
+console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const row of table) {
   console.log(
-    `| ${row.streams} | ${ms(row.ttfb.direct)} | ${ms(row.ttfb.pipe)} | ${ms(row.ttfb.gateway)} | ${ms(row.ttfb.pipe - row.ttfb.direct)} | ${ms(row.ttfb.gateway - row.ttfb.direct)} | ${ms(row.total.direct)} | ${ms(row.total.pipe)} | ${ms(row.total.gateway)} | ${(row.total.gateway / row.total.pipe).toFixed(2)}× |`,
+    `| ${row.streams} | ${row.gateway} | ${ms(row.ttfb.direct)} | ${ms(row.ttfb.pipe)} | ${ms(row.ttfb.gateway)} | ${ms(row.ttfb.pipe - row.ttfb.direct)} | ${ms(row.ttfb.gateway - row.ttfb.direct)} | ${ms(row.total.direct)} | ${ms(row.total.pipe)} | ${ms(row.total.gateway)} | ${(row.total.gateway / row.total.pipe).toFixed(2)}× |`,
   );
 }
 agent.destroy();
 upstream.child.kill();
 proxies.child.kill('SIGINT');
+baseline?.child.kill('SIGINT');
 await rm(workDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import type { FetchFunction, Protocol, StatsSink } from '@turnguard/core';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
+import { createNodeHttpFetch, type NodeHttpFetch } from './http/create-node-http-fetch.js';
 import { createClientError } from './http/protocol-error-body.js';
 import { sendJson, sendProtocolError } from './http/send-json.js';
 import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -15,7 +16,10 @@ export interface GatewayOptions extends GatewayConfigInput {
   env?: Record<string, string | undefined>;
   /** A stats sink instead of `statsPath` (tests, embedding). */
   stats?: StatsSink;
-  /** Injectable upstream transport; default the global `fetch`. */
+  /**
+   * Injectable upstream transport. Default: `node:http(s)` with keep-alive
+   * pools (createNodeHttpFetch), cheaper per request than the global `fetch`.
+   */
   fetch?: FetchFunction;
   now?: () => number;
 }
@@ -54,6 +58,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let mock: MockUpstreamHandle | undefined;
   let address: AddressInfo | undefined;
   let context: ForwardContext | undefined;
+  let transport: NodeHttpFetch | undefined;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? '/';
@@ -114,13 +119,14 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (address !== undefined) return address;
       mock = config.mock ? await startMockUpstream() : undefined;
       if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
+      if (fetch === undefined) transport ??= createNodeHttpFetch();
       context = {
         config,
         upstreams: mock?.upstreams ?? config.upstreams,
         env: env ?? process.env,
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
-        fetch,
+        fetch: fetch ?? transport?.fetch,
         now: now ?? Date.now,
       };
       await new Promise<void>((resolve, reject) => {
@@ -139,6 +145,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       for (const socket of sockets) socket.destroy();
       await closed;
       address = undefined;
+      transport?.destroy();
+      transport = undefined;
       await mock?.close();
       mock = undefined;
       await store?.close().catch(() => undefined);

@@ -4,6 +4,7 @@ import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson, sendProtocolError } from '../http/send-json.js';
 import { createSseTextEncoder } from './create-sse-encoder.js';
+import { SseResponseWriter } from './sse-response-writer.js';
 import { isPreludeEvent } from './observe-turn-events.js';
 
 export interface RelayOptions {
@@ -22,18 +23,7 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
-function waitForDrain(response: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
-    };
-    response.on('drain', done);
-    response.on('close', done);
-  });
-}
-
+/** The held events, then the rest of the turn; returning it stops the turn (R8.4). */
 async function* replay(first: TurnEvent[], rest: AsyncIterator<TurnEvent>): AsyncGenerator<TurnEvent, void, undefined> {
   try {
     yield* first;
@@ -43,7 +33,6 @@ async function* replay(first: TurnEvent[], rest: AsyncIterator<TurnEvent>): Asyn
       yield next.value;
     }
   } finally {
-    // The encoder stopped early (client gone): stopping the source stops the turn (R8.4).
     await rest.return?.();
   }
 }
@@ -85,49 +74,80 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
     return;
   }
   response.writeHead(200, SSE_HEADERS);
-  const source = replay(held, iterator);
-  const textEncoder = createSseTextEncoder(options.protocol);
-  const chunks = textEncoder === undefined ? readEncodedStream(options.adapter, source) : encodeAsText(textEncoder, source);
+  const writer = new SseResponseWriter(response);
   let wrote = false;
-  try {
-    for await (const chunk of chunks) {
-      if (response.destroyed) break;
-      if (!wrote) {
-        wrote = true;
-        options.onFirstByte();
-      }
-      if (!response.write(chunk)) await waitForDrain(response);
+  const write = (chunk: string | Uint8Array): void => {
+    if (!wrote) {
+      wrote = true;
+      options.onFirstByte();
     }
-    // Leaving the loop early (client gone) returns the generators, which stops the turn (R8.4).
-    if (!response.destroyed) response.end();
+    writer.write(chunk);
+  };
+  const textEncoder = createSseTextEncoder(options.protocol);
+  if (textEncoder === undefined) {
+    await relayEncodedStream(options.adapter, replay(held, iterator), writer, write);
+    return;
+  }
+  // Chat/Messages: one loop, the encoder driven synchronously, no generator
+  // between runTurn and the socket (each layer cost promise hops per event).
+  let finished = false;
+  try {
+    for (const event of held) {
+      const text = textEncoder.encode(event);
+      if (text !== '') write(text);
+    }
+    for (;;) {
+      const blocked = writer.whenWritable();
+      if (blocked !== undefined) await blocked;
+      if (response.destroyed) break;
+      const next = await iterator.next();
+      if (next.done === true) {
+        finished = true;
+        break;
+      }
+      const text = textEncoder.encode(next.value);
+      if (text !== '') write(text);
+    }
+    if (finished) {
+      const tail = textEncoder.end();
+      if (tail !== '') write(tail);
+      writer.end();
+    }
   } catch {
     // An encoder that failed mid-stream: nothing well-formed can follow; end the connection.
     response.destroy();
+  } finally {
+    // Left early (client gone, encoder failure): stopping the source stops the turn (R8.4).
+    if (!finished) await iterator.return?.();
   }
 }
 
-async function* encodeAsText(encoder: NonNullable<ReturnType<typeof createSseTextEncoder>>, events: AsyncIterable<TurnEvent>): AsyncGenerator<string> {
-  for await (const event of events) {
-    const text = encoder.encode(event);
-    if (text !== '') yield text;
-  }
-  const tail = encoder.end();
-  if (tail !== '') yield tail;
-}
-
-async function* readEncodedStream(adapter: ProtocolAdapter<object>, events: AsyncIterable<TurnEvent>): AsyncGenerator<Uint8Array> {
+/** Responses: its adapter exports `encodeStream` only; its byte chunks go through the same coalescing writer. */
+async function relayEncodedStream(
+  adapter: ProtocolAdapter<object>,
+  events: AsyncIterable<TurnEvent>,
+  writer: SseResponseWriter,
+  write: (chunk: Uint8Array) => void,
+): Promise<void> {
   const reader = adapter.encodeStream(events).getReader();
   let finished = false;
   try {
     for (;;) {
+      const blocked = writer.whenWritable();
+      if (blocked !== undefined) await blocked;
+      if (writer.destroyed) break;
       const { done, value } = await reader.read();
       if (done) {
         finished = true;
-        return;
+        break;
       }
-      yield value;
+      write(value);
     }
+    if (finished) writer.end();
+  } catch {
+    writer.destroy();
   } finally {
+    // Cancelling the encoder returns its source, which stops the turn (R8.4).
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }

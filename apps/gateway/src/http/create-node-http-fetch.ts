@@ -1,0 +1,254 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { FetchFunction } from '@turnguard/core';
+
+/** A FetchFunction over `node:http(s)` plus the keep-alive pools it owns. */
+export interface NodeHttpFetch {
+  fetch: FetchFunction;
+  /** Closes the pooled upstream sockets (gateway close). */
+  destroy(): void;
+}
+
+/** Statuses whose Response must have a null body (the WHATWG Response constructor throws otherwise). */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
+
+/**
+ * The shape undici's fetch gives a body whose socket closed mid-stream:
+ * `TypeError: terminated` with the socket error as `cause` (reference/toolchain.md,
+ * measured). classifyThrownError reads it as a retryable transport error
+ * (R1.1), and the decoders propagate it like any stream error.
+ */
+function createTerminatedError(cause: unknown): TypeError {
+  const socketError = cause ?? Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+  return new TypeError('terminated', { cause: socketError });
+}
+
+function createAbortError(signal: AbortSignal): unknown {
+  // fetch rejects with the signal's reason when it has one, else a DOMException AbortError.
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+function toHeaders(rawHeaders: string[]): Headers {
+  const headers = new Headers();
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    try {
+      headers.append(rawHeaders[index]!, rawHeaders[index + 1]!);
+    } catch {
+      // A header value Headers rejects (bad characters) is dropped, never a crash.
+    }
+  }
+  return headers;
+}
+
+/** runTurn passes a plain record; copying it skips building a WHATWG Headers per request. */
+function readRequestHeaders(init: RequestInit['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (init === undefined) return headers;
+  if (init instanceof Headers || Array.isArray(init)) {
+    new Headers(init).forEach((value, name) => {
+      headers[name] = value;
+    });
+    return headers;
+  }
+  for (const [name, value] of Object.entries(init)) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+/**
+ * fetch decodes compressed bodies itself; this transport sends no
+ * `accept-encoding`, so a compliant upstream answers uncompressed, but a
+ * proxy that compresses anyway is still read correctly.
+ */
+function decodeContentEncoding(response: IncomingMessage): Readable {
+  const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : undefined;
+  if (decoder === undefined) return response;
+  response.on('error', (error) => decoder.destroy(error));
+  return response.pipe(decoder);
+}
+
+/** Bytes read ahead of the decoder before the socket is paused (backpressure). */
+const MAX_READ_AHEAD_BYTES = 1024 * 1024;
+
+/**
+ * The body as a WHATWG stream, delivered as it arrives (R8.2) but coalesced:
+ * everything the socket delivered while the decoder was busy becomes ONE
+ * chunk on its next read, so a burst of small SSE records costs one decode
+ * pass instead of one per TCP segment (bench/README.md, burst upstream).
+ * Past MAX_READ_AHEAD_BYTES the socket is paused. A socket closed before the
+ * end errors the stream like undici's `terminated` — after the bytes already
+ * received — and an abort errors it with the abort reason at once; `cancel()`
+ * releases the socket.
+ */
+function createBodyStream(response: IncomingMessage, source: Readable, signal: AbortSignal): ReadableStream<Uint8Array> {
+  let settled = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let queued: Buffer[] = [];
+  let queuedBytes = 0;
+  let readPending = false;
+  let pendingError: unknown;
+  let onAbort: (() => void) | undefined;
+  const settle = (): boolean => {
+    if (settled) return false;
+    settled = true;
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    return true;
+  };
+  const takeQueued = (): Uint8Array => {
+    const chunk = queued.length === 1 ? queued[0]! : Buffer.concat(queued, queuedBytes);
+    queued = [];
+    queuedBytes = 0;
+    return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  };
+  const fail = (error: unknown, immediately: boolean): void => {
+    if (!settle()) return;
+    response.destroy();
+    // Bytes received before the cut still reach the decoder (it may hold a whole record), then the error.
+    if (!immediately && queued.length > 0) pendingError = error;
+    else {
+      queued = [];
+      controller.error(error);
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController;
+        source.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          if (readPending) {
+            readPending = false;
+            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+            return;
+          }
+          queued.push(chunk);
+          queuedBytes += chunk.byteLength;
+          if (queuedBytes >= MAX_READ_AHEAD_BYTES) source.pause();
+        });
+        source.once('end', () => {
+          if (!settle()) return;
+          if (queued.length > 0) controller.enqueue(takeQueued());
+          controller.close();
+        });
+        source.on('error', (error) => fail(signal.aborted ? createAbortError(signal) : createTerminatedError(error), signal.aborted));
+        // A 'close' before the body completed: the upstream dropped the connection mid-body.
+        response.once('close', () => {
+          if (!response.complete) fail(signal.aborted ? createAbortError(signal) : createTerminatedError(undefined), signal.aborted);
+        });
+        onAbort = () => fail(createAbortError(signal), true);
+        signal.addEventListener('abort', onAbort, { once: true });
+      },
+      pull() {
+        if (queued.length > 0) {
+          controller.enqueue(takeQueued());
+          source.resume();
+        } else if (pendingError !== undefined) {
+          controller.error(pendingError);
+          pendingError = undefined;
+        } else readPending = true;
+      },
+      cancel() {
+        settle();
+        queued = [];
+        response.destroy();
+      },
+    },
+    // Pulled only when the decoder waits for bytes: nothing is queued inside the stream itself.
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * An upstream transport for runTurn over `node:http` / `node:https` with
+ * keep-alive pools — cheaper per request than undici's `fetch`
+ * (bench/README.md, gateway section) — that keeps fetch's observable
+ * contract where runTurn depends on it:
+ * - a connection that fails before the response rejects like undici with
+ *   `TypeError: fetch failed` caused by the node:net error (`ECONNREFUSED`,
+ *   `ECONNRESET` "socket hang up", DNS, TLS): retryable transport errors for
+ *   classifyThrownError (R1.1);
+ * - a body cut mid-stream errors the body stream with `TypeError: terminated`;
+ * - an abort rejects (or errors the body) with the signal's reason at once
+ *   and destroys the socket (R1.6, R8.4);
+ * - the body is a `ReadableStream<Uint8Array>` delivered as it arrives (R8.2).
+ */
+export function createNodeHttpFetch(): NodeHttpFetch {
+  // Long thinking streams are silent for minutes; runTurn's own deadlines (R4.2) bound them, not a socket timeout.
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+
+  const fetch: FetchFunction = (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const signal = init.signal ?? new AbortController().signal;
+      if (signal.aborted) {
+        reject(createAbortError(signal));
+        return;
+      }
+      let url: URL;
+      try {
+        url = new URL(input);
+      } catch (error) {
+        reject(new TypeError('Invalid URL', { cause: error }));
+        return;
+      }
+      const secure = url.protocol === 'https:';
+      if (!secure && url.protocol !== 'http:') {
+        reject(new TypeError(`Unsupported protocol ${url.protocol}`));
+        return;
+      }
+      const headers = readRequestHeaders(init.headers);
+      // runTurn sends the adapter's JSON text; other body types are not needed here.
+      if (init.body != null && typeof init.body !== 'string') {
+        reject(new TypeError('createNodeHttpFetch sends string bodies only.'));
+        return;
+      }
+      const body = init.body ?? undefined;
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+
+      let responded = false;
+      const onAbort = (): void => {
+        if (!responded) reject(createAbortError(signal));
+        request.destroy();
+      };
+      const request = (secure ? httpsRequest : httpRequest)(
+        url,
+        { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
+        (response) => {
+          responded = true;
+          signal.removeEventListener('abort', onAbort);
+          const status = response.statusCode ?? 0;
+          if (status < 200 || status > 599) {
+            response.destroy();
+            reject(new TypeError(`The upstream answered with an invalid status ${status}.`));
+            return;
+          }
+          const nullBody = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD';
+          if (nullBody) response.resume();
+          const stream = nullBody ? null : createBodyStream(response, decodeContentEncoding(response), signal);
+          resolve(new Response(stream, { status, statusText: response.statusMessage ?? '', headers: toHeaders(response.rawHeaders) }));
+        },
+      );
+      signal.addEventListener('abort', onAbort, { once: true });
+      // `on`, not `once`: a second socket error must never become an uncaught exception.
+      request.on('error', (error) => {
+        signal.removeEventListener('abort', onAbort);
+        // undici's shape for any failure before a response (DNS, refused, reset, TLS):
+        // `TypeError: fetch failed` with the node:net error as cause, which
+        // classifyThrownError reads as a retryable transport error (R1.1), as with fetch.
+        if (!responded) reject(signal.aborted ? createAbortError(signal) : new TypeError('fetch failed', { cause: error }));
+      });
+      request.setNoDelay(true);
+      request.end(body);
+    });
+
+  return {
+    fetch,
+    destroy() {
+      httpAgent.destroy();
+      httpsAgent.destroy();
+    },
+  };
+}
