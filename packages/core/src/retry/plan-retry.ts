@@ -57,8 +57,10 @@ export function planRetry(error: TurnError, state: RetryState, policy: RetryPoli
     return { action: 'retry', delayMs: 0, reason: 'context_overflow_resize', refreshCredentials: false };
   }
 
-  // R1.7: one credential refresh and one retry; a second 401/403 fails.
-  if (error.kind === 'auth' || error.status === 401 || error.status === 403) {
+  // R1.7: one credential refresh and one retry; a second 401/403 fails. Only an
+  // `auth` failure qualifies: a 403 an adapter refined into a region refusal or
+  // a content filter is final (R1.2) and must not trigger a re-login.
+  if (error.kind === 'auth') {
     if (!policy.canRefreshCredentials || state.credentialsRefreshed) return { action: 'throw', error };
     state.credentialsRefreshed = true;
     state.consecutiveOverloads = 0;
