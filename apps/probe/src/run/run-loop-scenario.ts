@@ -9,7 +9,8 @@ export async function runLoopScenario(scenario: LoopScenario, context: ScenarioR
   const loop = runAgentLoop({
     adapter: getProbeAdapter(context.protocol),
     prompt: buildProbePrompt(context.content),
-    settings: buildProbeSettings(context.model, scenario.settings),
+    // No host cap: the adapter's default is in use, which R3.3 may escalate once.
+    settings: buildProbeSettings(context.model, { maxOutputTokens: undefined, ...scenario.settings }),
     toolHandlers: scenario.toolHandlers,
     hooks: scenario.compact === undefined ? {} : { compact: scenario.compact },
     escalatedMaxOutputTokens: scenario.escalatedMaxOutputTokens,

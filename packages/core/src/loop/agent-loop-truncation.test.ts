@@ -29,7 +29,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
     const events = await collectLoopEvents(run);
     const result = await run.result;
 
-    expect(sampler.requests.map((request) => request.settings.maxOutputTokens)).toEqual([8000, 64000, 64000, 64000, 64000]);
+    expect(sampler.requests.map((request) => request.settings.maxOutputTokens)).toEqual([undefined, 64000, 64000, 64000, 64000]);
     expect(reasons(result.transitions)).toEqual([
       'max_output_tokens_escalate',
       'max_output_tokens_recovery',
@@ -49,6 +49,14 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
     const last = result.messages.at(-1)!;
     expect(last).toMatchObject({ role: 'assistant', isApiErrorMessage: true, apiError: { code: 'MAX_OUTPUT_TOKENS' } });
     expect(events.filter((event) => event.type === 'terminal')).toHaveLength(1);
+  });
+
+  it('does not escalate a cap the host chose: a truncation under it goes straight to continuation', async () => {
+    const chosen = startFakeLoop([{ events: text('a', 'x'), end: 'length' }, { events: text('b', 'y'), end: 'stop' }], {
+      settings: { model: 'm', stream: true, maxOutputTokens: 8192 },
+    });
+    expect(reasons((await chosen.run.result).transitions)).toEqual(['max_output_tokens_recovery']);
+    expect(chosen.sampler.requests.map((request) => request.settings.maxOutputTokens)).toEqual([8192, 8192]);
   });
 
   it('does not escalate when escalation is off, or when the host cap is already at least the escalated cap', async () => {

@@ -81,12 +81,15 @@ function maxTurnsError(maxTurns: number): TurnError {
   });
 }
 
-/** R3.3: escalate once, only from the default cap, only when enabled and actually larger. */
+/**
+ * R3.3: escalate once, only while the turn still uses the default cap — the
+ * adapter's, because the host set none. A cap the host chose is the host's
+ * decision (the model may not allow more: a 64000 request to an 8192-token
+ * model is a 400), so a truncation under it goes straight to continuation.
+ */
 function canEscalate<Native extends object>(context: LoopContext<Native>, state: AgentLoopState): boolean {
-  const escalated = context.escalatedMaxOutputTokens;
-  if (escalated === false || state.maxOutputTokensOverride !== undefined) return false;
-  const current = context.settings.maxOutputTokens;
-  return current === undefined || current < escalated;
+  if (context.escalatedMaxOutputTokens === false || state.maxOutputTokensOverride !== undefined) return false;
+  return context.settings.maxOutputTokens === undefined;
 }
 
 /**

@@ -145,7 +145,7 @@ export function startFakeLoop(
   const run = runAgentLoop<FakeNative>({
     adapter: createFakeAdapter(),
     prompt: userPrompt(),
-    settings: { model: 'model-a', stream: true, maxOutputTokens: 8000 },
+    settings: { model: 'model-a', stream: true },
     target: { baseUrl: 'https://unused.test' },
     sampleTurn: sampler.sampleTurn,
     createId: () => `id-${++id}`,

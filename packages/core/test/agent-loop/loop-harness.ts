@@ -1,5 +1,5 @@
 import { chatAdapter } from '@turnguard/adapter-chat';
-import { messagesAdapter } from '@turnguard/adapter-messages';
+import { DEFAULT_MAX_TOKENS, messagesAdapter } from '@turnguard/adapter-messages';
 import { responsesAdapter } from '@turnguard/adapter-responses';
 import { createMockUpstream, scenario, type MockUpstream, type ScenarioBuilder, type ScenarioInput } from '@turnguard/testkit';
 import { setupServer, type SetupServer } from 'msw/node';
@@ -36,6 +36,8 @@ export const TOOLS = [
 export const LENGTH_FINISH: Record<Protocol, string> = { chat: 'length', messages: 'max_tokens', responses: 'incomplete:max_output_tokens' };
 /** Each protocol's native output-cap field. */
 export const MAX_TOKENS_FIELD: Record<Protocol, string> = { chat: 'max_completion_tokens', messages: 'max_tokens', responses: 'max_output_tokens' };
+/** What each adapter sends when the host sets no cap: Messages requires one (decision 0041); the others leave it to the server. */
+export const ADAPTER_DEFAULT_CAP: Record<Protocol, number | undefined> = { chat: undefined, messages: DEFAULT_MAX_TOKENS, responses: undefined };
 
 export function startUpstream(): { upstream: MockUpstream; server: SetupServer } {
   const upstream = createMockUpstream();
@@ -74,7 +76,7 @@ export function startLoop(protocol: Protocol, options: Partial<RunAgentLoopOptio
   const run = runAgentLoop<object>({
     adapter: ADAPTERS[protocol],
     prompt: firstPrompt(),
-    settings: { model: 'model-a', stream: true, maxOutputTokens: 8000, tools: TOOLS, toolChoice: 'auto' },
+    settings: { model: 'model-a', stream: true, tools: TOOLS, toolChoice: 'auto' },
     target: { baseUrl: TARGET_BASE_URL[protocol], apiKey: 'sk-test' },
     retry: { initialDelayMs: 0, jitterRatio: 0 },
     createId: () => `id-${++id}`,
