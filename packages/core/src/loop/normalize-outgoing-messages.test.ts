@@ -29,6 +29,12 @@ describe('normalizeOutgoingMessages (R3.7)', () => {
     expect([findUnpairedToolCalls(out), findOrphanToolResults(out)]).toEqual([[], []]);
   });
 
+  it('pairs each result with its own call when a server reuses a tool-call id across turns', () => {
+    const resultOf = (id: string, output: string): Message => ({ role: 'tool', content: [{ type: 'tool-result', toolCallId: id, output }] });
+    const out = normalizeOutgoingMessages([user('go'), call('call_0'), resultOf('call_0', 'A'), call('call_0'), resultOf('call_0', 'B')]);
+    expect(out.filter((message) => message.role === 'tool').map((message) => message.content.map((part) => (part as { output: string }).output))).toEqual([['A'], ['B']]);
+  });
+
   it('keeps an already paired tool message as the same object', () => {
     const tool = result('a');
     const out = normalizeOutgoingMessages([user('go'), call('a'), tool]);

@@ -22,7 +22,7 @@ export function normalizeOutgoingMessages(messages: readonly Message[]): Message
   const kept = messages.filter(
     (message) => !(message.role === 'assistant' && (message.isApiErrorMessage === true || isEmptyAssistantMessage(message))),
   );
-  const resultsById = collectFirstResults(kept);
+  const resultsByCall = pairResultsWithCalls(kept);
   const output: Message[] = [];
   for (let index = 0; index < kept.length; index += 1) {
     const message = kept[index]!;
@@ -31,25 +31,35 @@ export function normalizeOutgoingMessages(messages: readonly Message[]): Message
     if (message.role !== 'assistant') continue;
     const calls = message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
     if (calls.length === 0) continue;
-    const results = calls.map((call) => resultsById.get(call.toolCallId) ?? createSyntheticToolResult(call, MISSING_TOOL_RESULT));
+    const results = calls.map((call) => resultsByCall.get(call) ?? createSyntheticToolResult(call, MISSING_TOOL_RESULT));
     output.push(reuseOrBuildToolMessage(kept[index + 1], results));
   }
   return output;
 }
 
-/** The first result of each tool call that comes after the call (and is not a duplicate). */
-function collectFirstResults(messages: readonly Message[]): Map<string, ToolResultPart> {
-  const called = new Set<string>();
-  const results = new Map<string, ToolResultPart>();
+/**
+ * Each result goes to the most recent earlier call with its id that has no
+ * result yet. Pairing by call, not by id: some compatible servers reuse ids
+ * such as `call_0` across turns, and a global id map would hand the first
+ * turn's result to every later call with that id.
+ */
+function pairResultsWithCalls(messages: readonly Message[]): Map<ToolCallPart, ToolResultPart> {
+  const openCallsById = new Map<string, ToolCallPart[]>();
+  const paired = new Map<ToolCallPart, ToolResultPart>();
   for (const message of messages) {
     for (const part of message.content) {
-      if (part.type === 'tool-call') called.add(part.toolCallId);
-      else if (part.type === 'tool-result' && called.has(part.toolCallId) && !results.has(part.toolCallId)) {
-        results.set(part.toolCallId, part);
+      if (part.type === 'tool-call') {
+        const open = openCallsById.get(part.toolCallId);
+        if (open === undefined) openCallsById.set(part.toolCallId, [part]);
+        else open.push(part);
+      } else if (part.type === 'tool-result') {
+        // No open call: an orphan or a duplicate result, dropped.
+        const call = openCallsById.get(part.toolCallId)?.pop();
+        if (call !== undefined) paired.set(call, part);
       }
     }
   }
-  return results;
+  return paired;
 }
 
 function reuseOrBuildToolMessage(next: Message | undefined, results: ToolResultPart[]): ToolMessage {
