@@ -32,6 +32,10 @@ function describeErrorForPerson(error: TurnError): string {
   if (error.kind === 'rate_limit' && error.retryAfterMs !== undefined) {
     return `${base} The provider asked to wait ${formatSeconds(error.retryAfterMs)}.`;
   }
+  // R3.4 (seeds/000): after the continuations ran out, say the limit was hit repeatedly.
+  if (error.kind === 'max_output_tokens' && typeof error.details['continuations'] === 'number') {
+    return 'API Error: The response repeatedly exceeded the output token limit.';
+  }
   return base;
 }
 
