@@ -12,6 +12,7 @@ export {
   withToolsDisabled,
   withMaxOutputTokens,
   getMaxOutputTokens,
+  getThinkingBudget,
   getModel,
   withModel,
   withStreaming,

@@ -5,6 +5,7 @@ import { convertToMessagesRequest } from './convert-to-messages-request.js';
 import {
   appendMessages,
   getMaxOutputTokens,
+  getThinkingBudget,
   getModel,
   withMaxOutputTokens,
   withModel,
@@ -25,6 +26,7 @@ export const messagesAdapter: ProtocolAdapter<MessageCreateParams> = {
   withToolsDisabled,
   withMaxOutputTokens,
   getMaxOutputTokens,
+  getThinkingBudget,
   getModel,
   withModel,
   withStreaming,

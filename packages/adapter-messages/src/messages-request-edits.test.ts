@@ -4,6 +4,7 @@ import {
   appendMessages,
   getMaxOutputTokens,
   getModel,
+  getThinkingBudget,
   withMaxOutputTokens,
   withModel,
   withStreaming,
@@ -36,6 +37,18 @@ describe('Messages request edits', () => {
     expect(withModel(base, 'claude-haiku-4-5')).toStrictEqual({ ...base, model: 'claude-haiku-4-5' });
     expect(getModel(base)).toBe('claude-sonnet-4-5');
     expect(withStreaming(base)).toStrictEqual({ ...base, stream: true });
+  });
+
+  it('keeps max_tokens above an enabled thinking budget, as Anthropic requires (R4.7 recovery cap, R1.8 resize)', () => {
+    const thinking = { ...base, max_tokens: 32000, thinking: { type: 'enabled', budget_tokens: 16000 } } as MessageCreateParams;
+    expect(getThinkingBudget(thinking)).toBe(16000);
+    // The 8192-token recovery cap: the budget shrinks just below it.
+    expect(withMaxOutputTokens(thinking, 8192)).toStrictEqual({ ...thinking, max_tokens: 8192, thinking: { type: 'enabled', budget_tokens: 8191 } });
+    // No valid budget (>= 1024) fits below 1000: thinking is switched off rather than sent invalid.
+    expect(withMaxOutputTokens(thinking, 1000)).toStrictEqual({ ...thinking, max_tokens: 1000, thinking: { type: 'disabled' } });
+    // A cap above the budget leaves thinking alone.
+    expect(withMaxOutputTokens(thinking, 64000)).toStrictEqual({ ...thinking, max_tokens: 64000 });
+    expect(getThinkingBudget(base)).toBeUndefined();
   });
 
   it('appends neutral messages (e.g. a labelled checkpoint) keeping every other field', () => {

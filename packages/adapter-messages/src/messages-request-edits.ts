@@ -31,8 +31,29 @@ export function withToolsDisabled(native: MessageCreateParams): MessageCreatePar
   return { ...native, tool_choice: { type: 'none' } };
 }
 
+/** Anthropic's smallest accepted `thinking.budget_tokens` (API docs, extended thinking). */
+const MIN_THINKING_BUDGET_TOKENS = 1024;
+
+/**
+ * Anthropic rejects `max_tokens <= thinking.budget_tokens` with a 400. A
+ * smaller cap (R4.7's 8192-token recovery, R1.8's resize) therefore shrinks
+ * an enabled thinking budget below it, or turns thinking off when no valid
+ * budget fits: a recovery only asks for a conclusion.
+ */
 export function withMaxOutputTokens(native: MessageCreateParams, maxOutputTokens: number): MessageCreateParams {
-  return { ...native, max_tokens: maxOutputTokens };
+  const edited = { ...native, max_tokens: maxOutputTokens };
+  const budget = getThinkingBudget(native);
+  if (budget === undefined || budget < maxOutputTokens) return edited;
+  const fitted = maxOutputTokens - 1;
+  return fitted >= MIN_THINKING_BUDGET_TOKENS
+    ? { ...edited, thinking: { ...native.thinking, type: 'enabled', budget_tokens: fitted } }
+    : { ...edited, thinking: { type: 'disabled' } };
+}
+
+/** The enabled extended-thinking budget, if any (R1.8 needs it for the resize floor). */
+export function getThinkingBudget(native: MessageCreateParams): number | undefined {
+  const thinking = native.thinking as { type?: unknown; budget_tokens?: unknown } | undefined;
+  return thinking?.type === 'enabled' && typeof thinking.budget_tokens === 'number' ? thinking.budget_tokens : undefined;
 }
 
 export function getMaxOutputTokens(native: MessageCreateParams): number | undefined {

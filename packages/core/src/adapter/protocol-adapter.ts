@@ -32,6 +32,8 @@ export interface ProtocolAdapter<NativeRequest extends object = Record<string, u
   withToolsDisabled(native: NativeRequest): NativeRequest;
   withMaxOutputTokens(native: NativeRequest, maxOutputTokens: number): NativeRequest;
   getMaxOutputTokens(native: NativeRequest): number | undefined;
+  /** The request's own extended-thinking budget, where the protocol has one (R1.8's resize floor). */
+  getThinkingBudget?(native: NativeRequest): number | undefined;
   getModel(native: NativeRequest): string;
   withModel(native: NativeRequest, model: string): NativeRequest;
   /** Forces streaming on (and usage reporting where the protocol needs asking). */
