@@ -44,7 +44,7 @@ describe('decodeChatStream on recorded provider streams (R7.2)', () => {
         expect(recording.usage).toBeDefined();
         expect(usageEvents.at(-1)).toEqual({ type: 'usage', usage: expectedUsage(recording.usage!) });
         expect(events.filter((event) => event.type === 'error')).toEqual([]);
-        expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: true });
+        expect(events.at(-1)).toEqual(expectedStreamEnd(true, fixture.lines));
         expect(events.filter((event) => event.type === 'response-metadata')).toHaveLength(1);
       });
 
@@ -61,7 +61,7 @@ describe('decodeChatStream on recorded provider streams (R7.2)', () => {
         for (let keep = 0; keep < fixture.lines.length; keep += 1) {
           const events = await decode([frameRecordedLines('chat', fixture.lines.slice(0, keep + 1), { withDone: false })]);
           const sawTerminal = recording.terminalLine !== undefined && keep >= recording.terminalLine;
-          expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: sawTerminal });
+          expect(events.at(-1)).toEqual(expectedStreamEnd(sawTerminal, fixture.lines.slice(0, keep + 1)));
           expect(events.some((event) => event.type === 'finish')).toBe(sawTerminal);
           expect(events.filter((event) => event.type === 'error')).toEqual([]);
         }
@@ -69,6 +69,15 @@ describe('decodeChatStream on recorded provider streams (R7.2)', () => {
     });
   }
 });
+
+/** R4.1: `toolCallSeen` is reported exactly when the kept lines carry a tool-call fragment (read from the recording). */
+function expectedStreamEnd(terminalFrameSeen: boolean, lines: readonly string[]) {
+  const toolCallSeen = lines.some((line) => {
+    const payload = JSON.parse(line) as { choices?: Array<{ delta?: { tool_calls?: unknown[] } }> };
+    return (payload.choices?.[0]?.delta?.tool_calls?.length ?? 0) > 0;
+  });
+  return toolCallSeen ? { type: 'stream-end', terminalFrameSeen, toolCallSeen } : { type: 'stream-end', terminalFrameSeen };
+}
 
 const chunk = (choice: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, ...choice }], ...extra })}\n\n`;
@@ -84,9 +93,16 @@ describe('decodeChatStream edge cases', () => {
     const start = chunk({ delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a"' } }] } });
     const cut = await decode([start]);
     expect(cut.map((event) => event.type)).toEqual(['response-metadata', 'tool-call-start', 'tool-call-delta', 'stream-end']);
+    expect(cut.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false, toolCallSeen: true });
     const done = await decode([start, chunk({ delta: { tool_calls: [{ index: 0, function: { arguments: ':1}' } }] } }), chunk({ delta: {}, finish_reason: 'tool_calls' })]);
     expect(done.filter((event) => event.type === 'tool-call-end')).toEqual([{ type: 'tool-call-end', toolCallId: 'call_1', toolName: 'f', input: '{"a":1}' }]);
     expect(done.find((event) => event.type === 'finish')).toEqual({ type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' } });
+  });
+
+  it('R4.1: a tool-call fragment too incomplete to start a call (no id or name yet) is still reported at the end', async () => {
+    const argsFirst = await decode([chunk({ delta: { tool_calls: [{ index: 0, function: { arguments: '{"a"' } }] } })]);
+    expect(argsFirst.some((event) => event.type === 'tool-call-start')).toBe(false);
+    expect(argsFirst.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false, toolCallSeen: true });
   });
 
   it('R7.2: reads delta.reasoning (vLLM/OpenRouter) as a string, {text} or {content} (codex chat.rs)', async () => {

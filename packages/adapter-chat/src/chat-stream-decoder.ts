@@ -111,7 +111,11 @@ export class ChatChunkDecoder {
   pushEndEvents(events: DecodedStreamEvent[]): void {
     // Unfinished tool calls get no end event: their arguments may be cut (R3.13).
     this.closeBlock(events);
-    events.push({ type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen });
+    events.push(
+      this.toolCalls.hasCalls
+        ? { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen, toolCallSeen: true }
+        : { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen },
+    );
   }
 
   private pushChunkEvents(chunk: Record<string, unknown>, events: DecodedStreamEvent[]): void {

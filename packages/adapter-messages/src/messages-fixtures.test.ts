@@ -68,6 +68,15 @@ function summarise(events: DecodedStreamEvent[]) {
 
 const fixtures = readRecordedStreams('messages');
 
+/** R4.1: `toolCallSeen` is reported exactly when the kept lines started a tool-use block of any kind (read from the recording). */
+function expectedStreamEnd(terminalFrameSeen: boolean, lines: readonly string[]) {
+  const toolCallSeen = lines.some((line) => {
+    const payload = JSON.parse(line) as { type?: string; content_block?: { type?: string } };
+    return payload.type === 'content_block_start' && (payload.content_block?.type ?? '').endsWith('tool_use');
+  });
+  return toolCallSeen ? { type: 'stream-end', terminalFrameSeen, toolCallSeen } : { type: 'stream-end', terminalFrameSeen };
+}
+
 describe('recorded Messages streams replay faithfully (R7.2)', () => {
   it('finds every recording', () => {
     expect(fixtures.map((fixture) => fixture.name)).toEqual([
@@ -104,20 +113,20 @@ describe('recorded Messages streams replay faithfully (R7.2)', () => {
       });
       // The duplicate message_start quirk must not produce a second metadata event.
       expect(summary.metadata).toHaveLength(1);
-      expect(summary.end).toEqual({ type: 'stream-end', terminalFrameSeen: true });
+      expect(summary.end).toEqual(expectedStreamEnd(true, recording.lines));
     });
 
     it('reports no terminal frame when cut after any earlier line, and never throws', async () => {
       for (let kept = 0; kept < recording.lines.length; kept += 1) {
         const events = await collectEvents(decodeMessagesStream(streamOfText(frameRecordedLines('messages', recording.lines.slice(0, kept)))));
-        expect(events.at(-1), `cut after ${kept} lines`).toEqual({ type: 'stream-end', terminalFrameSeen: false });
+        expect(events.at(-1), `cut after ${kept} lines`).toEqual(expectedStreamEnd(false, recording.lines.slice(0, kept)));
         expect(events.some((event) => event.type === 'finish'), `cut after ${kept} lines`).toBe(false);
       }
     });
 
     it('reports no terminal frame when the last record is not closed by its blank line', async () => {
       const events = await collectEvents(decodeMessagesStream(streamOfText(wire.slice(0, -1))));
-      expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false });
+      expect(events.at(-1)).toMatchObject({ type: 'stream-end', terminalFrameSeen: false });
     });
 
     it('gives identical events for random byte splits (UTF-8 characters included)', async () => {

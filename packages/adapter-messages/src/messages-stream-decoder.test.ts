@@ -55,6 +55,15 @@ describe('MessagesStreamDecoder (R7.2)', () => {
     expect(events.at(-2)).toEqual({ type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_use' } });
   });
 
+  it('R4.1: reports a server-side tool call it does not model as a tool call seen, so no recovery follows a cut', async () => {
+    const wire =
+      start() +
+      sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} } });
+    const events = await collectEvents(decodeMessagesStream(streamOfText(wire)));
+    expect(events.some((event) => event.type === 'tool-call-start')).toBe(false);
+    expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false, toolCallSeen: true });
+  });
+
   it('overwrites cumulative usage from message_delta, never adds, and keeps unknown counts undefined (R5.1)', async () => {
     const events = await decode(start() + stopFrames('end_turn', { input_tokens: 12, output_tokens: 7, cache_read_input_tokens: 3 }));
     const usages = events.flatMap((event) => (event.type === 'usage' ? [event.usage] : []));

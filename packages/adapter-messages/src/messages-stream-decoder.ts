@@ -31,6 +31,8 @@ export class MessagesStreamDecoder {
   #stopReason: string | undefined;
   #nativeUsage: NativeRecord = {};
   #terminalFrameSeen = false;
+  /** Any tool-use block started, modelled or not (server_tool_use, mcp_tool_use…): R4.1. */
+  #toolCallSeen = false;
   readonly #blocks = new Map<number, OpenBlock>();
 
   /** One SSE record → the neutral events it stands for (often none). Never throws. */
@@ -84,7 +86,9 @@ export class MessagesStreamDecoder {
 
   /** The last item of every decoded stream. */
   end(): StreamEnd {
-    return { type: 'stream-end', terminalFrameSeen: this.#terminalFrameSeen };
+    return this.#toolCallSeen
+      ? { type: 'stream-end', terminalFrameSeen: this.#terminalFrameSeen, toolCallSeen: true }
+      : { type: 'stream-end', terminalFrameSeen: this.#terminalFrameSeen };
   }
 
   #startMessage(event: NativeRecord, events: DecodedStreamEvent[]): void {
@@ -139,12 +143,15 @@ export class MessagesStreamDecoder {
         return;
       }
       case 'tool_use': {
+        this.#toolCallSeen = true;
         if (typeof block['id'] !== 'string' || typeof block['name'] !== 'string') return;
         this.#blocks.set(index, { kind: 'tool', toolCallId: block['id'], toolName: block['name'], inputParts: [], initialInput: block['input'] });
         events.push({ type: 'tool-call-start', toolCallId: block['id'], toolName: block['name'] });
         return;
       }
       default:
+        // Server-side and MCP tool calls are not handed to the host, but they are tool calls (R4.1).
+        if (typeof block['type'] === 'string' && block['type'].endsWith('tool_use')) this.#toolCallSeen = true;
         this.#blocks.set(index, { kind: 'ignored' });
         return;
     }

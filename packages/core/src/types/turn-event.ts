@@ -47,6 +47,13 @@ export type TurnEventType = TurnEvent['type'];
 export interface StreamEnd {
   type: 'stream-end';
   terminalFrameSeen: boolean;
+  /**
+   * The stream carried a tool call of any kind, even one too incomplete to
+   * emit `tool-call-start` (no id or name yet) or one the decoder does not
+   * model (server tools): R4.1 allows no recovery after "even an unfinished"
+   * tool call. Absent means none was seen.
+   */
+  toolCallSeen?: boolean;
 }
 
 export type DecodedStreamEvent = TurnEvent | StreamEnd;
