@@ -47,6 +47,20 @@ describe('createNodeHttpFetch (runTurn transport over node:http)', () => {
     expect(seen).toEqual({ method: 'POST', length: String(Buffer.byteLength('{"a":"é"}')), auth: 'Bearer k', body: '{"a":"é"}' });
   });
 
+  it('keeps each URL apart when reusing parsed targets: path, query and port reach the right upstream', async () => {
+    const seen: string[] = [];
+    handler = (request, response) => {
+      seen.push(request.url ?? '');
+      response.end('ok');
+    };
+    for (const path of ['/v1/chat/completions', '/v1/messages?beta=true', '/v1/chat/completions']) {
+      const response = await transport.fetch(`${base}${path}`, { method: 'POST', headers: {}, body: '{}' });
+      expect(await response.text()).toBe('ok');
+    }
+    expect(seen).toEqual(['/v1/chat/completions', '/v1/messages?beta=true', '/v1/chat/completions']);
+    await expect(transport.fetch('http://127.0.0.1:1/v1/x', { method: 'POST', headers: {}, body: '{}' })).rejects.toThrow('fetch failed');
+  });
+
   it('R8.2 streams the body as it arrives: the first chunk is readable before the upstream sends the second', async () => {
     let sendRest!: () => void;
     handler = (_request, response) => {

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FetchFunction } from '@turnguard/core';
 
@@ -70,6 +71,14 @@ function decodeContentEncoding(response: IncomingMessage): Readable {
   return response.pipe(decoder);
 }
 
+/** A parsed upstream URL as node:http request options. */
+interface RequestTarget {
+  secure: boolean;
+  options: ReturnType<typeof urlToHttpOptions>;
+}
+
+const MAX_CACHED_TARGETS = 64;
+
 /** Bytes read ahead of the decoder before the socket is paused (backpressure). */
 const MAX_READ_AHEAD_BYTES = 1024 * 1024;
 
@@ -83,18 +92,23 @@ const MAX_READ_AHEAD_BYTES = 1024 * 1024;
  * received — and an abort errors it with the abort reason at once; `cancel()`
  * releases the socket.
  */
-function createBodyStream(response: IncomingMessage, source: Readable, signal: AbortSignal): ReadableStream<Uint8Array> {
+interface BodyStream {
+  stream: ReadableStream<Uint8Array>;
+  /** Errors the body with the abort reason at once (called by the request's one abort listener). */
+  abort(): void;
+}
+
+function createBodyStream(response: IncomingMessage, source: Readable, signal: AbortSignal, onSettled: () => void): BodyStream {
   let settled = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let queued: Buffer[] = [];
   let queuedBytes = 0;
   let readPending = false;
   let pendingError: unknown;
-  let onAbort: (() => void) | undefined;
   const settle = (): boolean => {
     if (settled) return false;
     settled = true;
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    onSettled();
     return true;
   };
   const takeQueued = (): Uint8Array => {
@@ -113,7 +127,7 @@ function createBodyStream(response: IncomingMessage, source: Readable, signal: A
       controller.error(error);
     }
   };
-  return new ReadableStream<Uint8Array>(
+  const stream = new ReadableStream<Uint8Array>(
     {
       start(streamController) {
         controller = streamController;
@@ -138,8 +152,6 @@ function createBodyStream(response: IncomingMessage, source: Readable, signal: A
         response.once('close', () => {
           if (!response.complete) fail(signal.aborted ? createAbortError(signal) : createTerminatedError(undefined), signal.aborted);
         });
-        onAbort = () => fail(createAbortError(signal), true);
-        signal.addEventListener('abort', onAbort, { once: true });
       },
       pull() {
         if (queued.length > 0) {
@@ -159,6 +171,7 @@ function createBodyStream(response: IncomingMessage, source: Readable, signal: A
     // Pulled only when the decoder waits for bytes: nothing is queued inside the stream itself.
     { highWaterMark: 0 },
   );
+  return { stream, abort: () => fail(createAbortError(signal), true) };
 }
 
 /**
@@ -180,6 +193,19 @@ export function createNodeHttpFetch(): NodeHttpFetch {
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
   const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
 
+  // runTurn posts to a handful of endpoint URLs: each is parsed once, not per request.
+  const targets = new Map<string, RequestTarget>();
+  const resolveTarget = (input: string): RequestTarget => {
+    let target = targets.get(input);
+    if (target === undefined) {
+      const url = new URL(input);
+      target = { secure: url.protocol === 'https:', options: urlToHttpOptions(url) };
+      if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+      targets.set(input, target);
+    }
+    return target;
+  };
+
   const fetch: FetchFunction = (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const signal = init.signal ?? new AbortController().signal;
@@ -187,16 +213,16 @@ export function createNodeHttpFetch(): NodeHttpFetch {
         reject(createAbortError(signal));
         return;
       }
-      let url: URL;
+      let target: RequestTarget;
       try {
-        url = new URL(input);
+        target = resolveTarget(input);
       } catch (error) {
         reject(new TypeError('Invalid URL', { cause: error }));
         return;
       }
-      const secure = url.protocol === 'https:';
-      if (!secure && url.protocol !== 'http:') {
-        reject(new TypeError(`Unsupported protocol ${url.protocol}`));
+      const { secure } = target;
+      if (!secure && target.options.protocol !== 'http:') {
+        reject(new TypeError(`Unsupported protocol ${target.options.protocol}`));
         return;
       }
       const headers = readRequestHeaders(init.headers);
@@ -209,32 +235,48 @@ export function createNodeHttpFetch(): NodeHttpFetch {
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
 
       let responded = false;
+      // One abort listener for the whole exchange (request, then body), not one per phase.
+      let listening = true;
+      let abortBody: (() => void) | undefined;
+      const stopListening = (): void => {
+        if (!listening) return;
+        listening = false;
+        signal.removeEventListener('abort', onAbort);
+      };
       const onAbort = (): void => {
+        listening = false;
         if (!responded) reject(createAbortError(signal));
+        abortBody?.();
         request.destroy();
       };
       const request = (secure ? httpsRequest : httpRequest)(
-        url,
-        { method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
+        { ...target.options, method: init.method ?? 'GET', headers, agent: secure ? httpsAgent : httpAgent },
         (response) => {
           responded = true;
-          signal.removeEventListener('abort', onAbort);
           const status = response.statusCode ?? 0;
           if (status < 200 || status > 599) {
+            stopListening();
             response.destroy();
             reject(new TypeError(`The upstream answered with an invalid status ${status}.`));
             return;
           }
           const nullBody = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD';
-          if (nullBody) response.resume();
-          const stream = nullBody ? null : createBodyStream(response, decodeContentEncoding(response), signal);
+          let stream: ReadableStream<Uint8Array> | null = null;
+          if (nullBody) {
+            stopListening();
+            response.resume();
+          } else {
+            const body = createBodyStream(response, decodeContentEncoding(response), signal, stopListening);
+            abortBody = body.abort;
+            stream = body.stream;
+          }
           resolve(new Response(stream, { status, statusText: response.statusMessage ?? '', headers: toHeaders(response.rawHeaders) }));
         },
       );
       signal.addEventListener('abort', onAbort, { once: true });
       // `on`, not `once`: a second socket error must never become an uncaught exception.
       request.on('error', (error) => {
-        signal.removeEventListener('abort', onAbort);
+        if (!responded) stopListening();
         // undici's shape for any failure before a response (DNS, refused, reset, TLS):
         // `TypeError: fetch failed` with the node:net error as cause, which
         // classifyThrownError reads as a retryable transport error (R1.1), as with fetch.

@@ -170,6 +170,26 @@ describe('withRetry', () => {
     expect(script.contexts.length).toBe(1);
   });
 
+  it('R1.6 adds no listener to the caller signal for an attempt that never reads context.signal', async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, 'addEventListener');
+    let kept: { signal: AbortSignal } | undefined;
+    await expect(
+      withRetry(
+        async (context) => {
+          kept = context;
+          return 'ok';
+        },
+        { signal: controller.signal },
+      ),
+    ).resolves.toBe('ok');
+    expect(add).not.toHaveBeenCalled();
+    // Read only after the attempt ended: it reflects the caller's state at that end, not a later abort.
+    controller.abort('late');
+    expect(kept?.signal.aborted).toBe(false);
+    expect(add).not.toHaveBeenCalled();
+  });
+
   it('R1.6 an abort during the request is ABORTED, never a retry; the attempt signal follows the caller', async () => {
     const controller = new AbortController();
     const seenSignals: AbortSignal[] = [];

@@ -98,13 +98,15 @@ export async function withRetry<T>(
     if (signal?.aborted) throw createAbortedError(signal.reason);
 
     let error: TurnError;
-    const attemptSignal = linkAttemptSignal(signal);
+    const attemptSignal = new AttemptSignal(signal);
     try {
       return await operation({
         attempt,
         attemptId,
         previousAttemptId,
-        signal: attemptSignal.signal,
+        get signal() {
+          return attemptSignal.signal;
+        },
         maxOutputTokensOverride: state.maxOutputTokensOverride,
       });
     } catch (thrown) {
@@ -209,14 +211,46 @@ function toAbortedError(reason: unknown, thrown: unknown): TurnError {
   return createAbortedError(reason, thrown);
 }
 
-/** A per-attempt signal that follows the caller's; released so long retry loops do not pile up listeners. */
-function linkAttemptSignal(parent: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  if (parent === undefined) return { signal: controller.signal, release: () => {} };
-  const forward = (): void => controller.abort(parent.reason);
-  if (parent.aborted) forward();
-  else parent.addEventListener('abort', forward, { once: true });
-  return { signal: controller.signal, release: () => parent.removeEventListener('abort', forward) };
+/**
+ * A per-attempt signal that follows the caller's; released so long retry
+ * loops do not pile up listeners. Created on first read only: an operation
+ * that never reads `context.signal` (runTurn races the caller's own signal)
+ * costs no AbortController and no listener per attempt (decision 0180).
+ */
+class AttemptSignal {
+  private controller: AbortController | undefined;
+  private forward: (() => void) | undefined;
+  private released = false;
+  /** The caller's abort state when the attempt ended, for a signal first read after that. */
+  private abortedAtRelease = false;
+  private reasonAtRelease: unknown;
+
+  constructor(private readonly parent: AbortSignal | undefined) {}
+
+  get signal(): AbortSignal {
+    if (this.controller !== undefined) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    const { parent } = this;
+    if (this.released) {
+      if (this.abortedAtRelease) controller.abort(this.reasonAtRelease);
+    } else if (parent !== undefined) {
+      if (parent.aborted) controller.abort(parent.reason);
+      else {
+        this.forward = (): void => controller.abort(parent.reason);
+        parent.addEventListener('abort', this.forward, { once: true });
+      }
+    }
+    return controller.signal;
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.abortedAtRelease = this.parent?.aborted === true;
+    this.reasonAtRelease = this.parent?.reason;
+    if (this.forward !== undefined) this.parent?.removeEventListener('abort', this.forward);
+  }
 }
 
 function countOrDefault(value: number | undefined, fallback: number): number {

@@ -2,6 +2,8 @@ import type { TurnEvent } from '../types/turn-event.js';
 import { EventChannel } from './event-channel.js';
 import type { TurnResult, TurnRun } from './turn-result.js';
 
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
 /**
  * A promise that starts the turn when awaited: awaiting `run.result`
  * without iterating drains the events so the turn still runs (and records
@@ -40,12 +42,18 @@ export function createTurnRun(
   execute: (channel: EventChannel) => Promise<TurnResult>,
   onConsumerStop: () => void,
 ): TurnRun {
-  const channel = new EventChannel();
   let resolveResult!: (result: TurnResult) => void;
   const settled = new Promise<TurnResult>((resolve) => {
     resolveResult = resolve;
   });
+  /** The host has seen the end (or stopped): later `next()` calls are done at once. */
+  let ended = false;
   let engine: Promise<TurnResult> | undefined;
+  // The host's last step waits for the engine, so `recordTurn` has run by then (R6.2).
+  const channel = new EventChannel(() => {
+    ended = true;
+    return startEngine().then(() => DONE);
+  });
   const startEngine = (): Promise<TurnResult> => {
     engine ??= execute(channel).then((result) => {
       channel.close();
@@ -55,49 +63,24 @@ export function createTurnRun(
     return engine;
   };
 
-  async function* iterate(): AsyncGenerator<TurnEvent, void, undefined> {
-    const done = startEngine();
-    let finished = false;
-    try {
-      for (;;) {
-        const item = await channel.take();
-        if (item === undefined) {
-          finished = true;
-          return;
-        }
-        yield item.event;
-        // The host pulled again: the event was consumed.
-        item.ack();
-      }
-    } finally {
-      if (!finished) {
-        channel.stopConsumer();
-        onConsumerStop();
-      }
-      await done;
-    }
-  }
-
+  // A plain iterator over the channel, not an async generator (decision 0180).
   let iterator: AsyncIterableIterator<TurnEvent> | undefined;
   const acquire = (): AsyncIterableIterator<TurnEvent> => {
-    if (iterator !== undefined) return iterator;
-    const generator = iterate();
-    let pulled = false;
-    iterator = {
-      next: () => {
-        pulled = true;
-        return generator.next();
+    iterator ??= {
+      next: (): Promise<IteratorResult<TurnEvent, undefined>> => {
+        if (ended) return Promise.resolve(DONE);
+        startEngine();
+        return channel.pull();
       },
-      return: async () => {
-        if (!pulled) {
-          // Stopped before the first pull: the turn ends aborted without a
-          // request, and is still recorded once (R6.2).
-          pulled = true;
-          channel.stopConsumer();
-          onConsumerStop();
-          await startEngine();
-        }
-        return generator.return(undefined);
+      return: async (): Promise<IteratorResult<TurnEvent, undefined>> => {
+        if (ended) return DONE;
+        // Stopped early — before the first pull too: the in-flight request is
+        // aborted (or none is made), and the turn is still recorded once (R6.2).
+        ended = true;
+        channel.stopConsumer();
+        onConsumerStop();
+        await startEngine();
+        return DONE;
       },
       [Symbol.asyncIterator]() {
         return this;

@@ -155,7 +155,9 @@ export async function executeTurn<Native extends object>(
           context.maxOutputTokensOverride === undefined
             ? request
             : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
-        const run = await runSegment(0, native, context.attemptId, AbortSignal.any([state.signal, context.signal]));
+        // withRetry is given `state.signal` below, so the attempt's signal aborts exactly when it does:
+        // the segment races `state.signal` itself (no `AbortSignal.any` per attempt, decision 0180).
+        const run = await runSegment(0, native, context.attemptId, state.signal);
         state.segments.push(run.record);
         if (run.verdict?.kind === 'failed') {
           recordSample(run.record, {});

@@ -2,7 +2,7 @@ import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { Usage } from '../types/usage.js';
-import { raceAbort } from './race-abort.js';
+import { ABORTED, type AbortRace } from './race-abort.js';
 
 export type SegmentEnd = 'terminal' | 'eof' | 'stream-error' | 'transport-error' | 'aborted';
 
@@ -27,7 +27,8 @@ export interface SegmentFacts {
 
 export interface ReadSegmentOptions {
   events: AsyncIterable<DecodedStreamEvent>;
-  signal: AbortSignal;
+  /** The request's abort race: every await here ends at once on abort (R1.6). */
+  race: AbortRace;
   /** Hands an event to the host; resolves once consumed. */
   deliver(event: TurnEvent): Promise<void>;
   onWarning(message: string): void;
@@ -56,6 +57,10 @@ function isContent(event: TurnEvent): boolean {
   }
 }
 
+function isToolCallEvent(event: TurnEvent): boolean {
+  return event.type === 'tool-call-start' || event.type === 'tool-call-delta' || event.type === 'tool-call-end';
+}
+
 function withBlockPrefix(event: TurnEvent, prefix: string): TurnEvent {
   if (prefix === '') return event;
   switch (event.type) {
@@ -78,7 +83,8 @@ function withBlockPrefix(event: TurnEvent, prefix: string): TurnEvent {
  * final event per logical turn (seeds/004 "只发出一个逻辑回合的 usage 汇总").
  */
 export async function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
-  const { signal, now } = options;
+  const { race, now } = options;
+  const { signal } = race;
   const facts: SegmentFacts = {
     end: 'eof',
     terminalFrameSeen: false,
@@ -104,13 +110,13 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
   for (;;) {
     let step: IteratorResult<DecodedStreamEvent>;
     try {
-      const raced = await raceAbort(iterator.next(), signal);
-      if (raced.aborted) {
+      const raced = await race.race(iterator.next());
+      if (raced === ABORTED) {
         facts.end = 'aborted';
         closeIterator();
         return facts;
       }
-      step = raced.value;
+      step = raced;
     } catch (error) {
       facts.end = signal.aborted ? 'aborted' : 'transport-error';
       facts.transportError = error;
@@ -155,7 +161,8 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
         break;
       case 'text-delta':
         if (event.delta !== '') facts.textProduced = true;
-        if (event.delta.trim() !== '') facts.nonWhitespaceText = true;
+        // trim() allocates: once one non-whitespace delta was seen, the rest need no check.
+        if (!facts.nonWhitespaceText && event.delta.trim() !== '') facts.nonWhitespaceText = true;
         break;
       case 'reasoning-delta':
         facts.reasoningText += event.delta;
@@ -179,11 +186,10 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
       facts.firstOutputAt ??= at;
       facts.lastOutputAt = at;
     }
-    const isToolEvent = event.type.startsWith('tool-call-');
-    if (isToolEvent && !options.forwardToolCalls) continue;
+    if (!options.forwardToolCalls && isToolCallEvent(event)) continue;
     try {
-      const raced = await raceAbort(options.deliver(withBlockPrefix(event, options.blockIdPrefix)), signal);
-      if (raced.aborted) {
+      const raced = await race.race(options.deliver(withBlockPrefix(event, options.blockIdPrefix)));
+      if (raced === ABORTED) {
         facts.end = 'aborted';
         closeIterator();
         return facts;

@@ -1,7 +1,7 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
-import { raceAbort } from './race-abort.js';
+import { ABORTED, AbortRace } from './race-abort.js';
 import { readSegment, type SegmentFacts } from './read-segment.js';
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -50,6 +50,18 @@ export function withRequestIdHeader(
 export async function sendSegmentRequest<Native extends object>(
   options: SendSegmentRequestOptions<Native>,
 ): Promise<SegmentAttempt> {
+  const race = new AbortRace(options.signal);
+  try {
+    return await sendAndReadSegment(options, race);
+  } finally {
+    race.release();
+  }
+}
+
+async function sendAndReadSegment<Native extends object>(
+  options: SendSegmentRequestOptions<Native>,
+  race: AbortRace,
+): Promise<SegmentAttempt> {
   const { adapter, signal, now } = options;
   const startedAt = now();
   const http = adapter.buildHttpRequest(options.native, options.target);
@@ -57,12 +69,9 @@ export async function sendSegmentRequest<Native extends object>(
 
   let response: Response;
   try {
-    const raced = await raceAbort(
-      options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }),
-      signal,
-    );
-    if (raced.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-    response = raced.value;
+    const raced = await race.race(options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }));
+    if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+    response = raced;
   } catch (thrown) {
     if (signal.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
     return { stage: 'connect-failed', startedAt, endedAt: now(), thrown };
@@ -71,9 +80,9 @@ export async function sendSegmentRequest<Native extends object>(
   if (!response.ok) {
     let bodyText = '';
     try {
-      const raced = await raceAbort(response.text(), signal);
-      if (raced.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-      bodyText = raced.value;
+      const raced = await race.race(response.text());
+      if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+      bodyText = raced;
     } catch {
       // The status alone still classifies the failure.
     }
@@ -84,7 +93,7 @@ export async function sendSegmentRequest<Native extends object>(
   const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   const facts = await readSegment({
     events: adapter.decodeStream(body),
-    signal,
+    race,
     deliver: options.deliver,
     onWarning: options.onWarning,
     onMetadata: options.onMetadata,

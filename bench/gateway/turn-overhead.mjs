@@ -1,0 +1,98 @@
+// runTurn's own overhead, in process (decision 0180): a fake fetch answers
+// every turn with a prebuilt Chat SSE body of `chunks` deltas split into
+// `reads` network reads; no sockets, so what is measured is runTurn + the Chat
+// decoder. Prints CPU wall per turn, median time to the first event and to the
+// end. Usage: node bench/gateway/turn-overhead.mjs [chunks=100] [reads=4] [turns=5000]
+// BENCH_BASELINE_REF=<git ref> also runs core + adapter-chat as they are at that ref.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'tsup';
+
+const [chunks = '100', reads = '4', turns = '5000'] = process.argv.slice(2);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const workDir = await mkdtemp(join(tmpdir(), 'tg-turn-bench-'));
+const packages = ['core', 'adapter-chat'];
+
+const entry = `
+import { runTurn } from '@turnguard/core';
+import { chatAdapter } from '@turnguard/adapter-chat';
+const [chunks, reads, turns] = process.argv.slice(2).map(Number);
+const record = (fields) => 'data: ' + JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'b', ...fields }) + '\\n\\n';
+let text = record({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+for (let i = 0; i < chunks; i++) text += record({ choices: [{ index: 0, delta: { content: 'w' + i + ' ' }, finish_reason: null }] });
+text += record({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + record({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }) + 'data: [DONE]\\n\\n';
+const bytes = new TextEncoder().encode(text);
+const parts = [];
+const step = Math.ceil(bytes.length / reads);
+for (let i = 0; i < bytes.length; i += step) parts.push(bytes.subarray(i, i + step));
+const fetch = async () => {
+  let next = 0;
+  const body = new ReadableStream({ pull(controller) { if (next < parts.length) controller.enqueue(parts[next++]); else controller.close(); } }, { highWaterMark: 0 });
+  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+};
+const request = { model: 'b', stream: true, messages: [{ role: 'user', content: 'hi' }] };
+async function runOne() {
+  const started = performance.now();
+  let first = 0;
+  let count = 0;
+  for await (const _event of runTurn({ adapter: chatAdapter, request, target: { baseUrl: 'http://bench.invalid/v1' }, fetch })) if (count++ === 0) first = performance.now() - started;
+  return [first, performance.now() - started];
+}
+for (let i = 0; i < 500; i++) await runOne();
+const firsts = [];
+const totals = [];
+const started = performance.now();
+for (let i = 0; i < turns; i++) { const [first, total] = await runOne(); firsts.push(first); totals.push(total); }
+const perTurn = (performance.now() - started) / turns;
+const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
+console.log(JSON.stringify({ perTurnUs: perTurn * 1000, firstEventUs: median(firsts) * 1000, totalUs: median(totals) * 1000 }));
+`;
+
+async function bundle(sourceRoot, outDir) {
+  await mkdir(outDir, { recursive: true });
+  const source = join(workDir, `${outDir.split('/').pop()}-entry.mjs`);
+  await writeFile(source, entry);
+  await build({
+    config: false, entry: { 'turn-overhead': source }, outDir, format: ['esm'], platform: 'node', target: 'node20', dts: false, silent: true, noExternal: [/.*/],
+    esbuildOptions(options) {
+      options.alias = Object.fromEntries(packages.map((name) => [`@turnguard/${name}`, join(sourceRoot, `packages/${name}/src/index.ts`)]));
+    },
+  });
+  // tsup names the ESM output .js or .mjs depending on the nearest package.json.
+  const output = (await readdir(outDir)).find((name) => name.startsWith('turn-overhead.') && !name.endsWith('.map'));
+  return join(outDir, output);
+}
+
+async function extractBaseline(ref) {
+  const tree = join(workDir, 'baseline');
+  await mkdir(tree);
+  const archive = execFileSync('git', ['-C', root, 'archive', ref, ...packages.map((name) => `packages/${name}/src`)], { maxBuffer: 256 * 1024 * 1024 });
+  execFileSync('tar', ['-x', '-C', tree], { input: archive });
+  for (const name of packages) await symlink(join(root, 'packages', name, 'node_modules'), join(tree, 'packages', name, 'node_modules'));
+  return tree;
+}
+
+const variants = [['working tree', await bundle(root, join(workDir, 'current'))]];
+const ref = process.env.BENCH_BASELINE_REF;
+if (ref !== undefined) variants.push([`@ ${ref}`, await bundle(await extractBaseline(ref), join(workDir, 'baseline-out'))]);
+const results = Object.fromEntries(variants.map(([name]) => [name, []]));
+// Interleaved, 5 processes each: one cold JIT per sample, drift hits both alike.
+for (let run = 0; run < 5; run += 1) {
+  for (const [name, file] of variants) {
+    const child = spawnSync(process.execPath, [file, chunks, reads, turns], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(child.stderr);
+    results[name].push(JSON.parse(child.stdout.trim()));
+  }
+}
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+console.log(`node ${process.version}, ${chunks} chunks in ${reads} reads, ${turns} turns × 5 runs (medians)`);
+console.log('| runTurn | CPU wall per turn (µs) | first event p50 (µs) | turn p50 (µs) |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const [name] of variants) {
+  const pick = (field) => median(results[name].map((sample) => sample[field])).toFixed(0);
+  console.log(`| ${name} | ${pick('perTurnUs')} | ${pick('firstEventUs')} | ${pick('totalUs')} |`);
+}
+await rm(workDir, { recursive: true, force: true });

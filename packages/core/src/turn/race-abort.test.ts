@@ -1,0 +1,45 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ABORTED, AbortRace } from './race-abort.js';
+
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
+  it('resolves with the value when the promise wins', async () => {
+    const race = new AbortRace(new AbortController().signal);
+    await expect(race.race(Promise.resolve(7))).resolves.toBe(7);
+  });
+
+  it('resolves ABORTED at once for an await that would never settle', async () => {
+    const controller = new AbortController();
+    const race = new AbortRace(controller.signal);
+    const first = race.race(never<number>());
+    const second = race.race(never<string>());
+    controller.abort('stop');
+    await expect(first).resolves.toBe(ABORTED);
+    await expect(second).resolves.toBe(ABORTED);
+    await expect(race.race(Promise.resolve(1))).resolves.toBe(ABORTED);
+  });
+
+  it('reads a rejection caused by the abort as ABORTED, and passes other rejections on', async () => {
+    const controller = new AbortController();
+    const race = new AbortRace(controller.signal);
+    await expect(race.race(Promise.reject(new Error('socket')))).rejects.toThrow('socket');
+    let rejectLater!: (error: Error) => void;
+    const pending = race.race(new Promise<number>((_resolve, reject) => (rejectLater = reject)));
+    controller.abort();
+    rejectLater(new Error('aborted body'));
+    await expect(pending).resolves.toBe(ABORTED);
+  });
+
+  it('adds one abort listener for any number of races and removes it on release', async () => {
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, 'addEventListener');
+    const remove = vi.spyOn(controller.signal, 'removeEventListener');
+    const race = new AbortRace(controller.signal);
+    for (let index = 0; index < 50; index += 1) await race.race(Promise.resolve(index));
+    expect(add).toHaveBeenCalledTimes(1);
+    race.release();
+    expect(remove).toHaveBeenCalledTimes(1);
+    controller.abort();
+  });
+});
