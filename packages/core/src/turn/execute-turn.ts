@@ -1,4 +1,5 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import type { FinishReason } from '../types/finish-reason.js';
 import { TurnError } from '../errors/turn-error.js';
 import { withRetry, type AttemptContext, type RetryOptions } from '../retry/index.js';
 import { buildRecoveryRequest } from './build-recovery-request.js';
@@ -250,7 +251,7 @@ export async function executeTurn<Native extends object>(
     if (secondVerdict?.kind === 'ok' && recovered) {
       return end({
         error: undefined,
-        finishReason: secondVerdict.facts.finishReason,
+        finishReason: withoutDroppedToolCalls(secondVerdict.facts.finishReason),
         recovery: turnRecovery,
         recoverySkipped: undefined,
       });
@@ -270,6 +271,16 @@ export async function executeTurn<Native extends object>(
       recoverySkipped: undefined,
     });
   }
+}
+
+/**
+ * R4.5: the recovery segment's tool calls are never handed to the host, so
+ * its finish must not say tool calls follow: a host that reads
+ * `tool_calls`/`tool_use` and iterates the calls would find none.
+ */
+function withoutDroppedToolCalls(finishReason: FinishReason | undefined): FinishReason | undefined {
+  // `raw` goes too: encoders re-emit a raw reason verbatim (e.g. Chat `tool_calls`).
+  return finishReason?.unified === 'tool-calls' ? { unified: 'stop', raw: undefined } : finishReason;
 }
 
 function decideSegmentRecovery<Native extends object>(

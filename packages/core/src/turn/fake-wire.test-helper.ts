@@ -1,5 +1,6 @@
 import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 import { TurnError } from '../errors/turn-error.js';
+import type { UnifiedFinishReason } from '../types/finish-reason.js';
 import type { Message } from '../types/message.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
 import type { ToolDefinition } from '../types/tool-definition.js';
@@ -20,7 +21,7 @@ export type FakeLine =
   | { t: string }
   | { tool: string; partial?: boolean }
   | { u: { in?: number; out?: number } }
-  | { end: 'stop' | 'length' }
+  | { end: 'stop' | 'length' | 'tool-calls' }
   | { err: 'overloaded' | 'server' };
 
 export function encodeLines(lines: FakeLine[]): string {
@@ -63,7 +64,7 @@ async function* decodeFake(body: ReadableStream<Uint8Array>): AsyncGenerator<Dec
           };
         } else if (typeof line.end === 'string') {
           terminal = true;
-          yield { type: 'finish', finishReason: { unified: line.end as 'stop', raw: line.end } };
+          yield { type: 'finish', finishReason: { unified: line.end as UnifiedFinishReason, raw: line.end } };
         } else if (typeof line.err === 'string') {
           yield { type: 'error', error: new TurnError({ kind: line.err as 'overloaded', message: 'in-stream error' }) };
         }

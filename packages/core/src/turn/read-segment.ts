@@ -128,6 +128,8 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
     switch (event.type) {
       case 'stream-end':
         facts.terminalFrameSeen = event.terminalFrameSeen;
+        // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
+        if (event.toolCallSeen === true) facts.toolCallProduced = true;
         facts.end = event.terminalFrameSeen ? 'terminal' : 'eof';
         closeIterator();
         return facts;

@@ -182,11 +182,14 @@ describe('runTurn — bounded recovery (R4.1, R4.3–R4.6)', () => {
     ]);
   });
 
-  it('never hands a recovery tool call to the host', async () => {
-    const { run } = setup([cutThenAnswer[0]!, { lines: [{ tool: 'lookup' }, { t: 'Answer' }, { end: 'stop' }] }]);
+  it('never hands a recovery tool call to the host, nor a finish that says tool calls follow (R4.5)', async () => {
+    const { run } = setup([cutThenAnswer[0]!, { lines: [{ tool: 'lookup' }, { t: 'Answer' }, { end: 'tool-calls' }] }]);
     const events = await collect(run);
     expect(events.some((e) => e.type.startsWith('tool-call'))).toBe(false);
-    expect((await run.result).recovery?.recovered).toBe(true);
+    const result = await run.result;
+    expect(result.recovery?.recovered).toBe(true);
+    expect(result.finishReason).toEqual({ unified: 'stop', raw: undefined });
+    expect(events.filter((e) => e.type === 'finish')).toEqual([{ type: 'finish', finishReason: { unified: 'stop', raw: undefined } }]);
   });
 
   it.each<[string, FakeReply, string]>([
