@@ -168,6 +168,8 @@ export async function executeTurn<Native extends object>(
       },
       {
         ...options.retry,
+        // R1.8's resize floor is the request's own thinking budget + 1 unless the host gave one.
+        thinkingBudget: options.retry.thinkingBudget ?? adapter.getThinkingBudget?.(request),
         signal: state.signal,
         now,
         createAttemptId: options.retry.createAttemptId ?? options.createId,
