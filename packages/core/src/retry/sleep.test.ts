@@ -65,3 +65,16 @@ describe('sleep (R1.6, R1.11)', () => {
     expect(sleeping.state()).toBe('resolved');
   });
 });
+
+describe('sleep beyond the timer limit (R1.3)', () => {
+  it('waits the whole of a server wait longer than 2^31-1 ms instead of firing at once', async () => {
+    const thirtyDaysMs = 30 * 24 * 3_600_000;
+    const wait = track(sleep(thirtyDaysMs));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(wait.state()).toBe('pending');
+    await vi.advanceTimersByTimeAsync(thirtyDaysMs - 2_000);
+    expect(wait.state()).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(wait.state()).toBe('resolved');
+  });
+});

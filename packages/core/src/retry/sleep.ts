@@ -1,5 +1,8 @@
 import { createAbortedError } from '../errors/create-aborted-error.js';
 
+/** The largest delay setTimeout honours (a signed 32-bit millisecond count). */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 30_000;
 
 export interface HeartbeatEvent {
@@ -50,7 +53,8 @@ export function sleep(ms: number, options: SleepOptions = {}): Promise<void> {
         finish();
         return;
       }
-      const sliceMs = onHeartbeat === undefined ? remainingMs : Math.min(remainingMs, intervalMs);
+      // setTimeout turns a delay above 2^31-1 ms (~24.8 days) into 1 ms (Node docs), so long waits are sliced.
+      const sliceMs = Math.min(remainingMs, onHeartbeat === undefined ? MAX_TIMER_DELAY_MS : intervalMs);
       timer = setTimeout(() => {
         waitedMs += sliceMs;
         const left = totalMs - waitedMs;
