@@ -225,6 +225,9 @@ export async function executeTurn<Native extends object>(
       maxOutputTokens: decision.maxOutputTokens,
     };
     const recoveryRequest = buildRecoveryRequest(adapter, request, facts.reasoningText, decision.maxOutputTokens);
+    // Segment 1 is over: from here a limit that fires belongs to the recovery (segment 2),
+    // also while the host still holds `recovery-start` (R4.9 names the segment that hit it).
+    armSegmentLimit(1);
     try {
       await channel.deliver({ type: 'recovery-start', recoveryId });
     } catch {
@@ -241,7 +244,6 @@ export async function executeTurn<Native extends object>(
       });
     }
 
-    armSegmentLimit(1);
     // The recovery segment is sent once and never retried: a third request is never made (issue 4 row 7).
     const second = await runSegment(1, recoveryRequest, options.createId(), state.signal);
     state.segments.push(second.record);

@@ -99,6 +99,26 @@ describe('runTurn time limits (R4.7, R4.9) with fake timers', () => {
     expect((await settled).error?.details).toMatchObject({ timeLimit: 'turn' });
   });
 
+  it('a limit that fires while the host holds recovery-start ends as STREAM_CUT for segment 2, with no request', async () => {
+    vi.useFakeTimers();
+    const { run, wire, turns } = setup([reasoningCut, answer], { streamRecovery: { turnTimeoutMs: 100_000, recoverySegmentTimeoutMs: 90_000 } });
+    const iterator = run[Symbol.asyncIterator]();
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+      if (step.value.type === 'recovery-start') break;
+    }
+    // The host sits on recovery-start past the recovery segment's limit before pulling again.
+    await vi.advanceTimersByTimeAsync(100_000);
+    const rest = (async () => {
+      for (let step = await iterator.next(); !step.done; step = await iterator.next()) void step;
+    })();
+    await vi.runAllTimersAsync();
+    await rest;
+    const result = await run.result;
+    expect(wire.requests).toHaveLength(1);
+    expect(result.error).toMatchObject({ code: 'STREAM_CUT', details: { segment: 2, limitSeconds: 90 } });
+    expect(turns).toHaveLength(1);
+  });
+
   it('applies no client-side time limit when streamRecovery is false', async () => {
     vi.useFakeTimers();
     const { run } = setup([{ lines: [{ r: 'slow' }], then: 'hang' }], { streamRecovery: false });
