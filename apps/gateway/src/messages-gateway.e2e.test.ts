@@ -33,6 +33,21 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
     expect(harness.sink.turns[0]).toMatchObject({ protocol: 'messages', outcome: 'ok', recovered: true });
   });
 
+  it('the next turn forwards the recovered message without the unsigned thinking block of the cut segment', async () => {
+    // Cut in the middle of the thinking deltas, before any signature_delta.
+    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).eof({ afterEvents: 6 }), scenario.messages().text('Recovered conclusion.').usage({ input: 7, output: 3 }));
+    const first = await client.messages.stream(ask).finalMessage();
+    const unsigned = first.content.filter((block) => block.type === 'thinking' && block.signature === '');
+    expect(unsigned).toHaveLength(1); // segment 1's thinking, relayed live, never got a signature
+    harness.upstream.messages.enqueue(scenario.messages().text('Next answer.').usage({ input: 9, output: 2 }));
+    await client.messages.create({ ...ask, messages: [...ask.messages, { role: 'assistant', content: first.content }, { role: 'user', content: 'go on' }] });
+    const forwarded = harness.upstream.requests.at(-1)?.body as { messages: Array<{ role: string; content: Array<{ type: string; signature?: string }> | string }> };
+    const assistant = forwarded.messages.find((message) => message.role === 'assistant')!;
+    expect((assistant.content as Array<{ type: string }>).map((block) => block.type)).toEqual(
+      first.content.filter((block) => !(block.type === 'thinking' && block.signature === '')).map((block) => block.type),
+    );
+  });
+
   it('R8.3 text already out then a cut: the SSE ends with an `event: error`, no message_stop, no recovery', async () => {
     harness.upstream.messages.enqueue(scenario.messages().text('partial words that get cut off').eof({ afterEvents: 4 }));
     const failure = await client.messages

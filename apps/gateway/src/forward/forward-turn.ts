@@ -5,6 +5,7 @@ import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
 import { sendProtocolError } from '../http/send-json.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { selectAdapter } from '../protocol-routes.js';
+import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { observeTurnEvents } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
 import { resolveUpstreamTarget } from './resolve-upstream-target.js';
@@ -65,7 +66,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   try {
     run = runTurn({
       adapter,
-      request: body,
+      request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
       fetch: context.fetch,
       retry: { ...context.config.retry },
