@@ -107,6 +107,35 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
       .catch(() => undefined);
   };
 
+  /** Hands one event to the host; false when the segment must end (abort, or the host stopped iterating). */
+  const handOver = async (event: TurnEvent): Promise<boolean> => {
+    try {
+      const raced = await race.race(options.deliver(withBlockPrefix(event, options.blockIdPrefix)));
+      if (raced !== ABORTED) return true;
+      facts.end = 'aborted';
+    } catch (error) {
+      facts.end = 'aborted';
+      facts.transportError = error;
+    }
+    closeIterator();
+    return false;
+  };
+
+  // An attempt that fails before any content is retried (R1.1) and must leave
+  // no trace with the host: its response id and empty block starts are held
+  // back until its first content event (one logical response, R8.2) and
+  // dropped if none comes. A terminal frame with no content releases them.
+  let heldMetadata: Extract<TurnEvent, { type: 'response-metadata' }> | undefined;
+  const heldEvents: TurnEvent[] = [];
+  const releaseHeld = async (): Promise<boolean> => {
+    if (heldMetadata !== undefined) options.onMetadata(heldMetadata);
+    heldMetadata = undefined;
+    for (let next = heldEvents.shift(); next !== undefined; next = heldEvents.shift()) {
+      if (!(await handOver(next))) return false;
+    }
+    return true;
+  };
+
   for (;;) {
     let step: IteratorResult<DecodedStreamEvent>;
     try {
@@ -130,6 +159,7 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
         facts.terminalFrameSeen = event.terminalFrameSeen;
         // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
         if (event.toolCallSeen === true) facts.toolCallProduced = true;
+        if (event.terminalFrameSeen && !(await releaseHeld())) return facts;
         facts.end = event.terminalFrameSeen ? 'terminal' : 'eof';
         closeIterator();
         return facts;
@@ -148,7 +178,8 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
         options.onWarning(event.message);
         continue;
       case 'response-metadata':
-        options.onMetadata(event);
+        if (facts.outputConsumed) options.onMetadata(event);
+        else heldMetadata ??= event;
         continue;
       case 'retry':
       case 'heartbeat':
@@ -189,20 +220,14 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
       facts.lastOutputAt = at;
     }
     if (!options.forwardToolCalls && isToolCallEvent(event)) continue;
-    try {
-      const raced = await race.race(options.deliver(withBlockPrefix(event, options.blockIdPrefix)));
-      if (raced === ABORTED) {
-        facts.end = 'aborted';
-        closeIterator();
-        return facts;
+    if (!facts.outputConsumed) {
+      if (!content) {
+        heldEvents.push(event);
+        continue;
       }
-    } catch (error) {
-      // The host stopped iterating: end this segment as aborted.
-      facts.end = 'aborted';
-      facts.transportError = error;
-      closeIterator();
-      return facts;
+      if (!(await releaseHeld())) return facts;
     }
+    if (!(await handOver(event))) return facts;
     if (content) facts.outputConsumed = true;
   }
 }
