@@ -3,6 +3,7 @@ export { convertToMessagesRequest, convertToMessagesMessages, DEFAULT_MAX_TOKENS
 export { parseMessagesRequest } from './parse-messages-request.js';
 export { decodeMessagesStream, MessagesStreamDecoder } from './messages-stream-decoder.js';
 export { encodeMessagesStream, MessagesStreamEncoder, type EncodeMessagesStreamOptions } from './messages-stream-encoder.js';
+export { toMessagesErrorType } from './messages-error-type.js';
 export { mapMessagesStopReason, mapFinishReasonToMessages } from './map-messages-stop-reason.js';
 export { convertMessagesUsage, convertUsageToMessages, mergeMessagesUsage } from './convert-messages-usage.js';
 export { prepareMessagesTools, prepareMessagesToolChoice, parseMessagesTools, parseMessagesToolChoice } from './prepare-messages-tools.js';

@@ -1,7 +1,8 @@
-import type { TurnError, TurnEvent, Usage } from '@turnguard/core';
+import type { TurnEvent, Usage } from '@turnguard/core';
 import { convertUsageToMessages } from './convert-messages-usage.js';
 import { mapFinishReasonToMessages } from './map-messages-stop-reason.js';
 import type { NativeRecord } from './messages-types.js';
+import { toMessagesErrorType } from './messages-error-type.js';
 
 export interface EncodeMessagesStreamOptions {
   /** Message id when the events carry no `response-metadata` id. */
@@ -11,37 +12,6 @@ export interface EncodeMessagesStreamOptions {
 }
 
 type EncodedBlock = { index: number; kind: 'text' | 'thinking' | 'redacted' | 'tool'; sentInput: boolean };
-
-/** Anthropic `error.type` for each R2 kind (SDK src/resources/shared.ts ErrorType). */
-function errorTypeOf(error: TurnError): string {
-  switch (error.kind) {
-    case 'overloaded':
-      return 'overloaded_error';
-    case 'rate_limit':
-      return 'rate_limit_error';
-    case 'auth':
-      return 'authentication_error';
-    case 'refused_region':
-      return 'permission_error';
-    case 'timeout':
-      return 'timeout_error';
-    case 'media_too_large':
-    case 'prompt_too_long':
-    case 'invalid_request':
-    case 'content_filter':
-    case 'max_output_tokens':
-      return 'invalid_request_error';
-    case 'server':
-    case 'transport':
-    case 'stream_cut':
-    case 'aborted':
-      return 'api_error';
-    default: {
-      const _exhaustive: never = error.kind;
-      return String(_exhaustive);
-    }
-  }
-}
 
 /**
  * Neutral events → Messages SSE records (R7.3): `event: <type>\ndata: <json>\n\n`,
@@ -119,7 +89,7 @@ export class MessagesStreamEncoder {
         return this.#finish(mapFinishReasonToMessages(event.finishReason));
       case 'error':
         this.#closed = true;
-        return frame('error', { type: 'error', error: { type: errorTypeOf(event.error), message: event.error.message } });
+        return frame('error', { type: 'error', error: { type: toMessagesErrorType(event.error.kind), message: event.error.message } });
       case 'heartbeat':
         // R1.11: keeps the host's connection alive during a long wait; the SDK skips pings.
         return frame('ping', { type: 'ping' });

@@ -1,3 +1,4 @@
+import { toMessagesErrorType } from '@turnguard/adapter-messages';
 import { TurnError, type ErrorKind, type Protocol } from '@turnguard/core';
 
 /**
@@ -14,7 +15,7 @@ export function buildErrorBody(protocol: Protocol, error: TurnError): Record<str
     case 'responses':
       return { error: { message: error.message, type: openAiErrorType(error.kind), param: null, code: error.code } };
     case 'messages':
-      return { type: 'error', error: { type: anthropicErrorType(error.kind), message: error.message } };
+      return { type: 'error', error: { type: toMessagesErrorType(error.kind), message: error.message } };
     default: {
       const _exhaustive: never = protocol;
       return _exhaustive;
@@ -44,37 +45,6 @@ function openAiErrorType(kind: ErrorKind): string {
     case 'timeout':
     case 'aborted':
       return 'server_error';
-    default: {
-      const _exhaustive: never = kind;
-      return _exhaustive;
-    }
-  }
-}
-
-/** Anthropic's `error.type` vocabulary (anthropic-sdk-typescript src/resources/shared.ts). */
-function anthropicErrorType(kind: ErrorKind): string {
-  switch (kind) {
-    case 'invalid_request':
-    case 'prompt_too_long':
-    case 'media_too_large':
-    case 'max_output_tokens':
-    case 'content_filter':
-      return 'invalid_request_error';
-    case 'auth':
-      return 'authentication_error';
-    case 'refused_region':
-      return 'permission_error';
-    case 'rate_limit':
-      return 'rate_limit_error';
-    case 'overloaded':
-      return 'overloaded_error';
-    case 'timeout':
-      return 'timeout_error';
-    case 'server':
-    case 'transport':
-    case 'stream_cut':
-    case 'aborted':
-      return 'api_error';
     default: {
       const _exhaustive: never = kind;
       return _exhaustive;
