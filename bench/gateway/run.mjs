@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { build } from 'tsup';
+import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
 
 const runs = Math.max(5, Number(process.argv[2] ?? 7));
 const chunks = Number(process.argv[3] ?? 100);
@@ -25,22 +25,8 @@ const workDir = await mkdtemp(join(tmpdir(), 'tg-gateway-bench-'));
 
 const packages = ['core', 'adapter-chat', 'adapter-messages', 'adapter-responses', 'stats', 'testkit'];
 /** Bundles bench/gateway/proxy-server.mjs of the tree at `sourceRoot` into `outDir`/proxy-server.cjs. */
-async function bundleProxyServer(sourceRoot, outDir) {
-  await build({
-    config: false,
-    entry: { 'proxy-server': join(sourceRoot, 'bench/gateway/proxy-server.mjs') },
-    outDir,
-    format: ['cjs'],
-    platform: 'node',
-    target: 'node20',
-    dts: false,
-    silent: true,
-    noExternal: [/.*/],
-    esbuildOptions(options) {
-      options.alias = Object.fromEntries(packages.map((name) => [`@turnguard/${name}`, join(sourceRoot, `packages/${name}/src/index.ts`)]));
-    },
-  });
-  return join(outDir, 'proxy-server.cjs');
+function bundleProxyServer(sourceRoot, outDir) {
+  return bundleFromSource({ entryName: 'proxy-server', entryFile: join(sourceRoot, 'bench/gateway/proxy-server.mjs'), outDir, sourceRoot });
 }
 
 /** The gateway's sources at `ref`, extracted read-only, resolving dependencies from this checkout's node_modules. */

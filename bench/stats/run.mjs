@@ -8,28 +8,19 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'tsup';
+import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
 
 const steps = Number(process.argv[2] ?? 1000);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-stats-bench-'));
 
 // Bundle the store from source (same worker the tests use); no dist/ needed.
-await build({
-  config: false,
-  entry: { 'stats-writer': join(root, 'packages/stats/test/workers/stats-writer.ts') },
+const worker = await bundleFromSource({
+  entryName: 'stats-writer',
+  entryFile: join(root, 'packages/stats/test/workers/stats-writer.ts'),
   outDir: workDir,
-  format: ['cjs'],
-  platform: 'node',
-  target: 'node20',
-  dts: false,
-  silent: true,
-  noExternal: [/.*/],
-  esbuildOptions(options) {
-    options.alias = { '@turnguard/core': join(root, 'packages/core/src/index.ts') };
-  },
+  sourceRoot: root,
 });
-const worker = join(workDir, 'stats-writer.cjs');
 
 function runWriter(path, id) {
   return new Promise((resolve, reject) => {
