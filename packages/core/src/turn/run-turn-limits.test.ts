@@ -89,14 +89,26 @@ describe('runTurn time limits (R4.7, R4.9) with fake timers', () => {
     expect(turns).toHaveLength(1);
   });
 
-  it('lets the recovery segment stop at the remaining turn time when that is shorter', async () => {
+  it('lets the recovery segment stop at the remaining turn time when that is shorter (R4.7)', async () => {
     vi.useFakeTimers();
-    const { run } = setup([{ lines: [{ r: 'slow' }], then: 'hang' }], {
+    const { run, wire } = setup([reasoningCut, { lines: [{ r: 'slow' }], then: 'hang' }], {
       streamRecovery: { turnTimeoutMs: 100_000, recoverySegmentTimeoutMs: 90_000 },
     });
-    const settled = run.result.then((result) => result); // awaiting result starts the turn
-    await vi.advanceTimersByTimeAsync(100_000);
-    expect((await settled).error?.details).toMatchObject({ timeLimit: 'turn' });
+    const iterator = run[Symbol.asyncIterator]();
+    await iterator.next();
+    // Segment 1 takes 20 s (the host pulls slowly), so the recovery starts at 20 s:
+    // its own 90 s would end at 110 s, past the turn's 100 s — the turn limit must fire.
+    await vi.advanceTimersByTimeAsync(20_000);
+    const rest = (async () => {
+      for (let step = await iterator.next(); !step.done; step = await iterator.next()) void step;
+    })();
+    await vi.advanceTimersByTimeAsync(79_999);
+    expect(wire.requests).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    await rest;
+    const result = await run.result;
+    expect(result.error).toMatchObject({ code: 'STREAM_CUT', details: { timeLimit: 'turn', limitSeconds: 100, segment: 2 } });
+    expect(wire.requests).toHaveLength(2);
   });
 
   it('a limit that fires while the host holds recovery-start ends as STREAM_CUT for segment 2, with no request', async () => {
