@@ -37,6 +37,8 @@ export class ResponsesStreamEventMapper {
   private terminalFrameSeen = false;
   private errorEmitted = false;
   private hasToolCall = false;
+  /** Any `*_call` output item, hosted ones (web_search_call…) included: R4.1 allows no recovery after a tool call. */
+  private toolCallSeen = false;
   /** Open text blocks: neutral id → what was streamed so far. */
   private readonly openTexts = new Map<string, SentText>();
   /** Open reasoning blocks by item id (the value is unused; the text itself is not kept). */
@@ -59,12 +61,12 @@ export class ResponsesStreamEventMapper {
     let payload: unknown;
     try {
       payload = JSON.parse(data);
-    } catch (cause) {
-      events.push(this.createUndecodableChunkError('not JSON', cause));
+    } catch {
+      events.push(this.createUndecodableChunkError('not JSON'));
       return;
     }
     if (!isJsonObject(payload)) {
-      events.push(this.createUndecodableChunkError('not a JSON object', undefined));
+      events.push(this.createUndecodableChunkError('not a JSON object'));
       return;
     }
     this.pushEventEvents(payload, events);
@@ -72,7 +74,9 @@ export class ResponsesStreamEventMapper {
 
   /** The last item of the stream (R7.2). */
   end(): StreamEnd {
-    return { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen };
+    return this.toolCallSeen
+      ? { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen, toolCallSeen: true }
+      : { type: 'stream-end', terminalFrameSeen: this.terminalFrameSeen };
   }
 
   private pushEventEvents(event: JsonObject, events: DecodedStreamEvent[]): void {
@@ -163,6 +167,7 @@ export class ResponsesStreamEventMapper {
       events.push({ type: 'reasoning-start', id: itemId, ...(encrypted !== undefined ? { encrypted } : {}) });
       return;
     }
+    if (typeof item.type === 'string' && item.type.endsWith('_call')) this.toolCallSeen = true;
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const toolCallId = readString(item.call_id) ?? itemId;
       const toolName = readString(item.name) ?? '';
@@ -285,15 +290,16 @@ export class ResponsesStreamEventMapper {
     for (const itemId of this.toolCalls.keys()) this.pushToolCallEnd(itemId, undefined, events);
   }
 
-  private createUndecodableChunkError(reason: string, cause: unknown): TurnEvent {
-    // The record's text is never put in the message: it may hold model output (R4.10).
+  private createUndecodableChunkError(reason: string): TurnEvent {
+    // Neither the record's text nor JSON.parse's SyntaxError (V8 quotes the
+    // input in its message) is kept: the record may hold model output (R4.10).
     return {
       type: 'error',
       error: new TurnError({
         kind: 'server',
+        code: 'MALFORMED_CHUNK',
         message: `Responses stream: undecodable SSE record (${reason})`,
         details: { reason },
-        cause,
       }),
     };
   }

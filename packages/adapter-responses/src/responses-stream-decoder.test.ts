@@ -15,6 +15,15 @@ function decodeText(text: string, offsets: number[] = []): Promise<DecodedStream
 }
 
 /** Concatenated deltas of one kind, e.g. all `text-delta`s. */
+/** R4.1: `toolCallSeen` exactly when the kept lines added a `*_call` output item, hosted ones included (read from the recording). */
+function expectedStreamEnd(terminalFrameSeen: boolean, lines: readonly string[]) {
+  const toolCallSeen = lines.some((line) => {
+    const payload = JSON.parse(line) as { type?: string; item?: { type?: string } };
+    return payload.type === 'response.output_item.added' && (payload.item?.type ?? '').endsWith('_call');
+  });
+  return toolCallSeen ? { type: 'stream-end', terminalFrameSeen, toolCallSeen } : { type: 'stream-end', terminalFrameSeen };
+}
+
 function joinDeltas(events: DecodedStreamEvent[], type: 'text-delta' | 'reasoning-delta' | 'tool-call-delta'): string {
   return events.map((event) => (event.type === type ? event.delta : '')).join('');
 }
@@ -51,7 +60,7 @@ describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
       expect(ends.map(({ toolCallId, toolName, input }) => ({ toolCallId, toolName, input }))).toEqual(expected.toolInputs);
       expect(joinDeltas(events, 'tool-call-delta')).toBe(expected.toolInputs.map((call) => call.input).join(''));
       expect(events.filter((event) => event.type === 'response-metadata')).toHaveLength(1);
-      expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: true });
+      expect(events.at(-1)).toEqual(expectedStreamEnd(true, lines));
 
       const response = expected.terminal.response as JsonObject;
       const finish = events.find((event) => event.type === 'finish');
@@ -86,7 +95,7 @@ describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
       const { terminalIndex } = expectationsFromRecording(lines);
       for (let kept = 0; kept <= lines.length; kept += 1) {
         const events = await decodeText(frameRecordedLines('responses', lines.slice(0, kept)));
-        expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: kept > terminalIndex });
+        expect(events.at(-1)).toEqual(expectedStreamEnd(kept > terminalIndex, lines.slice(0, kept)));
         expect(events.some((event) => event.type === 'finish')).toBe(kept > terminalIndex);
       }
     });
@@ -117,11 +126,15 @@ describe('decodeResponsesStream on hand-written streams (R7.2)', () => {
   const frame = (payloads: JsonObject[]) => frameRecordedLines('responses', payloads.map((payload) => JSON.stringify(payload)));
 
   it('turns an undecodable record into a typed error event and keeps going', async () => {
-    const text = `event: response.output_text.delta\ndata: {not json\n\n${frame([
+    const text = `event: response.output_text.delta\ndata: {not json SECRET-OUTPUT\n\n${frame([
       { type: 'response.completed', response: { status: 'completed', usage: null } },
     ])}`;
     const events = await decodeText(text);
-    expect(events[0]).toMatchObject({ type: 'error', error: { name: 'TurnError', kind: 'server' } });
+    expect(events[0]).toMatchObject({ type: 'error', error: { name: 'TurnError', kind: 'server', code: 'MALFORMED_CHUNK' } });
+    // R4.10: JSON.parse's SyntaxError quotes the record, so it is not kept as cause either.
+    const error = (events[0] as { error: Error }).error;
+    expect(error.cause).toBeUndefined();
+    expect(JSON.stringify({ message: error.message, details: (error as unknown as { details: unknown }).details })).not.toContain('SECRET-OUTPUT');
     expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: true });
   });
 
