@@ -99,7 +99,6 @@ function canEscalate<Native extends object>(context: LoopContext<Native>, state:
 export async function* agentLoop<Native extends object>(context: LoopContext<Native>): LoopGenerator {
   let state = context.state;
   for (;;) {
-    context.phase = 'sampling';
     // R3.10: no request is sent after an abort.
     if (context.signal.aborted) {
       return yield* endAbortedStreaming(context, [...state.messages], undefined, createAbortedError(context.signal.reason));
@@ -237,7 +236,6 @@ async function* runTools<Native extends object>(
   toolCalls: ToolCallPart[],
   responseTruncated: boolean,
 ): AsyncGenerator<AgentLoopEvent, { results: ToolResultPart[]; aborted: boolean }> {
-  context.phase = 'tools';
   const results: ToolResultPart[] = [];
   const run = runToolCalls({
     toolCalls,

@@ -6,13 +6,9 @@ import type { Message } from '../types/message.js';
 import type { TurnSettings } from '../types/turn-settings.js';
 import type { AgentLoopHooks, AgentLoopState, SampleTurn, Transition } from './loop-types.js';
 
-/** Where the loop is, so a host that stops iterating gets the right abort terminal (R3.10). */
-export type LoopPhase = 'sampling' | 'tools';
-
 /** Resolved options plus what changes across iterations but is not model-visible state. */
 export interface LoopContext<Native extends object> {
   adapter: ProtocolAdapter<Native>;
-  initialMessages: Message[];
   settings: TurnSettings;
   handlers: Readonly<Record<string, ToolHandler>>;
   onToolError: ((report: ToolErrorReport) => void) | undefined;
@@ -31,7 +27,6 @@ export interface LoopContext<Native extends object> {
   /** R3.9: one switch per loop; after it the retry layer gets no fallback model. */
   fallbackUsed: boolean;
   transitions: Transition[];
-  phase: LoopPhase;
   /** Latest state, for the result when the loop ends. */
   state: AgentLoopState;
 }

@@ -62,10 +62,8 @@ export function runAgentLoop<Native extends object>(options: RunAgentLoopOptions
   const stopController = new AbortController();
   const signal = options.signal === undefined ? stopController.signal : AbortSignal.any([options.signal, stopController.signal]);
   const tools = options.tools ?? options.settings.tools;
-  const initialMessages = [...options.prompt.messages];
   const context: LoopContext<Native> = {
     adapter: options.adapter,
-    initialMessages,
     settings: { ...options.settings, ...(tools === undefined ? {} : { tools }) },
     handlers: options.toolHandlers ?? {},
     onToolError: options.onToolError,
@@ -81,8 +79,7 @@ export function runAgentLoop<Native extends object>(options: RunAgentLoopOptions
     model: options.settings.model,
     fallbackUsed: false,
     transitions: [],
-    phase: 'sampling',
-    state: createInitialState(initialMessages),
+    state: createInitialState([...options.prompt.messages]),
   };
   return createAgentLoopRun({
     start: () => agentLoop(context),

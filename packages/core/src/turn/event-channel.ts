@@ -55,10 +55,6 @@ export class EventChannel {
     this.push({ event, ack: ignore, reject: ignore });
   }
 
-  get consumerStopped(): boolean {
-    return this.stopped;
-  }
-
   /**
    * The host's `next()`: acknowledges the event it took before (it pulled
    * again, so that one was consumed), then hands over the next one, or

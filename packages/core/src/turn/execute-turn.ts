@@ -7,12 +7,11 @@ import { buildSegmentRecord, buildUsageSample, pickKnownUsage } from './build-se
 import { decideRecovery, type RecoveryDecision } from './decide-recovery.js';
 import { countPromptTextBytes } from './estimate-context-tokens.js';
 import type { EventChannel } from './event-channel.js';
-import { judgeSegmentAttempt, type SegmentVerdict } from './judge-segment-attempt.js';
+import { createStreamCutError, judgeSegmentAttempt, type SegmentVerdict } from './judge-segment-attempt.js';
 import type { StreamRecoveryConfig } from './recovery-config.js';
 import { armTimer, pickSegmentTimeLimit } from './segment-deadline.js';
 import { sendSegmentRequest, type FetchFunction, type SegmentAttempt } from './send-segment-request.js';
-import type { StatsSink } from './stats-sink.js';
-import { finishTurn, recoveryFailure, type TurnEnding } from './finish-turn.js';
+import { finishTurn, type TurnEnding } from './finish-turn.js';
 import { readModel, TurnState } from './turn-state.js';
 import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
 
@@ -24,7 +23,6 @@ export interface TurnEngineOptions<Native extends object> {
   retry: RetryOptions;
   recovery: StreamRecoveryConfig;
   signal: AbortSignal | undefined;
-  stats: StatsSink | undefined;
   now: () => number;
   createId: () => string;
   requestIdHeader: string;
@@ -61,9 +59,14 @@ export async function executeTurn<Native extends object>(
   const model = readModel(adapter, request);
   for (const warning of options.inputWarnings) state.addWarning(warning);
 
-  const onHostAbort = (): void => state.stop({ by: 'host-signal', reason: options.signal?.reason });
-  if (options.signal?.aborted) onHostAbort();
-  else options.signal?.addEventListener('abort', onHostAbort, { once: true });
+  // The host may abort through `signal` or through `retry.signal`: both stop the whole turn (R1.6).
+  const hostSignals = [options.signal, options.retry.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const onHostAbort = (event: Event): void =>
+    state.stop({ by: 'host-signal', reason: (event.target as AbortSignal).reason });
+  for (const signal of hostSignals) {
+    if (signal.aborted) state.stop({ by: 'host-signal', reason: signal.reason });
+    else signal.addEventListener('abort', onHostAbort, { once: true });
+  }
 
   // R4.7: the whole-turn limit runs from segment 1's start; `streamRecovery: false` → no client-side limit (R4.8).
   const turnDeadlineAt = recovery.enabled ? turnStartedAt + recovery.turnTimeoutMs : undefined;
@@ -138,8 +141,7 @@ export async function executeTurn<Native extends object>(
 
   const end = (ending: TurnEnding): TurnResult => {
     disarm();
-    options.signal?.removeEventListener('abort', onHostAbort);
-    options.retry.signal?.removeEventListener('abort', onHostAbort);
+    for (const signal of hostSignals) signal.removeEventListener('abort', onHostAbort);
     return finishTurn(ending, { state, protocol, model, turnStartedAt, now });
   };
 
@@ -149,7 +151,6 @@ export async function executeTurn<Native extends object>(
   try {
     armSegmentLimit(0);
     const { deadlineAt: hostDeadlineAt, onRetry: hostOnRetry, onHeartbeat: hostOnHeartbeat } = options.retry;
-    options.retry.signal?.addEventListener('abort', onHostAbort, { once: true });
     first = await withRetry(
       async (context: AttemptContext) => {
         const native =
@@ -207,11 +208,11 @@ export async function executeTurn<Native extends object>(
     const decision = decideSegmentRecovery(options, facts, state, now(), turnDeadlineAt);
     if (!decision.recover) {
       recordSample(first.record, {});
-      const error = recoveryFailure(
+      // R4.9: a skipped recovery is STREAM_CUT, not retryable, so hosts do not resend the long turn.
+      const error = createStreamCutError(
         `The stream ended without a finish frame after output reached the host; no recovery (${decision.reason}).`,
-        {
-          recoverySkipped: decision.reason,
-        },
+        undefined,
+        { recoverySkipped: decision.reason },
       );
       return end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: decision.reason });
     }
@@ -328,21 +329,19 @@ function decideSegmentRecovery<Native extends object>(
 
 /** R4.9: every recovery failure is STREAM_CUT (not retryable); an abort stays ABORTED; a time limit is named. */
 function describeRecoveryFailure(verdict: SegmentVerdict | undefined): TurnError {
-  if (verdict === undefined) return recoveryFailure('The recovery segment failed.', {});
+  if (verdict === undefined) return createStreamCutError('The recovery segment failed.');
   switch (verdict.kind) {
     case 'ok':
-      return recoveryFailure('The recovery segment ended without non-whitespace text; the turn was not recovered.', {
+      return createStreamCutError('The recovery segment ended without non-whitespace text; the turn was not recovered.', undefined, {
         recoveryFailure: 'no-text',
       });
     case 'cut':
-      return recoveryFailure('The recovery segment was cut again before its finish frame.', { recoveryFailure: 'cut' });
+      return createStreamCutError('The recovery segment was cut again before its finish frame.', undefined, { recoveryFailure: 'cut' });
     case 'failed':
       if (verdict.error.kind === 'aborted' || verdict.error.code === 'STREAM_CUT') return verdict.error;
-      return recoveryFailure(
-        `The recovery segment failed (${verdict.error.code}).`,
-        { recoveryFailure: 'error' },
-        verdict.error,
-      );
+      return createStreamCutError(`The recovery segment failed (${verdict.error.code}).`, verdict.error, {
+        recoveryFailure: 'error',
+      });
     default: {
       const _exhaustive: never = verdict;
       return _exhaustive;

@@ -1,6 +1,5 @@
 import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
-import { createStreamCutError } from './judge-segment-attempt.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import { aggregateUsage } from '../usage/index.js';
 import type { RecoverySkipReason } from './decide-recovery.js';
@@ -22,11 +21,6 @@ export interface FinishTurnContext {
   model: string;
   turnStartedAt: number;
   now: () => number;
-}
-
-/** R4.9: a failed or skipped recovery ends as `STREAM_CUT`, not retryable, so hosts do not resend the long turn. */
-export function recoveryFailure(message: string, details: Record<string, unknown>, cause?: TurnError): TurnError {
-  return createStreamCutError(message, cause, details);
 }
 
 /**

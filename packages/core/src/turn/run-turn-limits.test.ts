@@ -189,6 +189,14 @@ describe('runTurn abort and early stop (R4.9, R6.2)', () => {
     expect((await run.result).error?.code).toBe('ABORTED');
   });
 
+  it('an already-aborted retry.signal stops the turn like the host signal: ABORTED, no request (R1.6)', async () => {
+    const { run, wire, turns } = setup([answer], { retry: { initialDelayMs: 0, jitterRatio: 0, signal: AbortSignal.abort('interrupt') } });
+    const result = await run.result;
+    expect(result.error).toMatchObject({ kind: 'aborted', code: 'ABORTED' });
+    expect(wire.requests).toHaveLength(0);
+    expect(turns).toEqual([expect.objectContaining({ outcome: 'aborted' })]);
+  });
+
   it('records an aborted turn without any request when return() comes before the first pull', async () => {
     const { run, wire, turns } = setup([answer]);
     await run[Symbol.asyncIterator]().return?.();

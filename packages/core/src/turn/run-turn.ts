@@ -101,7 +101,6 @@ export function runTurn<Native extends object>(options: RunTurnOptions<Native>):
           retry: options.retry ?? {},
           recovery,
           signal: options.signal,
-          stats: options.stats,
           now: options.now ?? Date.now,
           createId: options.createId ?? createRandomId,
           requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
