@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { DebugDump, Message, Protocol } from '../../src/index.js';
-import { collect, enqueue, PROTOCOLS, reply, sentBodies, sentConversation, startLoop, startUpstream, textOfEntry, toolIdsSent, truncated } from './loop-harness.js';
+import { collect, enqueue, PROTOCOLS, reply, sentBodies, sentConversation, startLoop, startUpstream, textOfEntry, toolIdsSent } from './loop-harness.js';
 
 // seeds/002 mechanisms and seeds/000 retry scenarios, through the real adapters and the testkit upstream.
 const { upstream, server } = startUpstream();
@@ -188,8 +188,3 @@ describe.each(['messages', 'responses'] as const)('agent loop media errors on %s
   });
 });
 
-describe('agent loop truncation helper sanity', () => {
-  it('truncated() writes each protocol’s own output-limit finish', () => {
-    expect(truncated(reply('chat').text('x'), 'chat').build().ending).toEqual({ kind: 'finish', reason: 'length' });
-  });
-});
