@@ -2,10 +2,12 @@
 // ("tests: N passed, N failed, N skipped") that CI can read, because
 // vitest's own closing lines are not in a format CI recognises.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 mkdirSync('.test-results', { recursive: true });
 const reportPath = '.test-results/vitest.json';
+// A report left by an earlier run must never be read as this run's.
+rmSync(reportPath, { force: true });
 const run = spawnSync(
   'vitest',
   ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...process.argv.slice(2)],

@@ -125,8 +125,9 @@ export async function runProbe(options: RunProbeOptions): Promise<ProbeReport> {
   if (options.statsFile !== undefined) {
     const file = quoteForShell(options.statsFile);
     write(`stats:  ${options.statsFile}\n`);
-    write(`dashboard: npx turnguard-stats serve --file ${file}\n`);
-    write(`  (in the turnguard repo: pnpm --filter @turnguard/probe exec turnguard-stats serve --file ${file})\n`);
+    // The probe runs from the repository (a private app): `turnguard-stats` is
+    // the stats package's bin, reached through the workspace, not the registry.
+    write(`dashboard: npx -y pnpm@12.4.2 --filter @turnguard/probe exec turnguard-stats serve --file ${file}\n`);
   }
   return { results, files, statsFile: options.statsFile, passed: results.every((result) => result.passed) };
 }
