@@ -1,5 +1,5 @@
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { Usage } from '@turnguard/core';
+import { readKnownCount, type Usage } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 
 /**
@@ -14,12 +14,12 @@ export function convertChatUsage(raw: unknown): Usage {
   const promptDetails = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
   const completionDetails = isRecord(usage.completion_tokens_details) ? usage.completion_tokens_details : {};
   return {
-    inputTokens: readCount(usage.prompt_tokens),
-    cachedInputTokens: readCount(promptDetails.cached_tokens) ?? readCount(usage.prompt_cache_hit_tokens),
-    cacheCreationInputTokens: readCount(promptDetails.cache_write_tokens),
-    outputTokens: readCount(usage.completion_tokens),
-    reasoningTokens: readCount(completionDetails.reasoning_tokens),
-    totalTokens: readCount(usage.total_tokens),
+    inputTokens: readKnownCount(usage.prompt_tokens),
+    cachedInputTokens: readKnownCount(promptDetails.cached_tokens) ?? readKnownCount(usage.prompt_cache_hit_tokens),
+    cacheCreationInputTokens: readKnownCount(promptDetails.cache_write_tokens),
+    outputTokens: readKnownCount(usage.completion_tokens),
+    reasoningTokens: readKnownCount(completionDetails.reasoning_tokens),
+    totalTokens: readKnownCount(usage.total_tokens),
   };
 }
 
@@ -38,8 +38,4 @@ export function toChatUsage(usage: Usage): Partial<CompletionUsage> | undefined 
   if (Object.keys(promptDetails).length > 0) out.prompt_tokens_details = promptDetails;
   if (usage.reasoningTokens !== undefined) out.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
   return Object.keys(out).length > 0 ? (out as Partial<CompletionUsage>) : undefined;
-}
-
-function readCount(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }

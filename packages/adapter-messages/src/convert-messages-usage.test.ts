@@ -18,6 +18,11 @@ describe('convertMessagesUsage (R5.1)', () => {
     expect(convertMessagesUsage(null).inputTokens).toBeUndefined();
   });
 
+  it('treats a negative or non-finite counter as unknown, never as a count (R5.1)', () => {
+    const usage = convertMessagesUsage({ input_tokens: -1, output_tokens: Number.POSITIVE_INFINITY });
+    expect([usage.inputTokens, usage.outputTokens, usage.totalTokens]).toEqual([undefined, undefined, undefined]);
+  });
+
   it('overwrites cumulative counters and ignores nulls', () => {
     expect(mergeMessagesUsage({ input_tokens: 43, output_tokens: 1 }, { input_tokens: 61, output_tokens: 2, cache_read_input_tokens: null })).toStrictEqual({
       input_tokens: 61,

@@ -1,4 +1,4 @@
-import type { Usage } from '@turnguard/core';
+import { readKnownCount, type Usage } from '@turnguard/core';
 import { isRecord, type NativeRecord } from './messages-types.js';
 
 /**
@@ -19,8 +19,7 @@ import { isRecord, type NativeRecord } from './messages-types.js';
  *   the total unknown.
  */
 function readCount(source: NativeRecord, key: string): number | undefined {
-  const value = source[key];
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  return readKnownCount(source[key]);
 }
 
 export function convertMessagesUsage(nativeUsage: unknown): Usage {

@@ -1,6 +1,6 @@
-import type { Usage } from '@turnguard/core';
+import { readKnownCount, type Usage } from '@turnguard/core';
 import type { ResponseUsage } from 'openai/resources/responses/responses';
-import { isJsonObject, readNumber, type JsonObject } from './native-json.js';
+import { isJsonObject, type JsonObject } from './native-json.js';
 
 /**
  * Terminal `response.usage` → neutral usage (R5.1). A count the upstream did
@@ -14,12 +14,12 @@ export function convertResponsesUsage(usage: unknown): Usage | undefined {
   const inputDetails = isJsonObject(usage.input_tokens_details) ? usage.input_tokens_details : {};
   const outputDetails = isJsonObject(usage.output_tokens_details) ? usage.output_tokens_details : {};
   return {
-    inputTokens: readNumber(usage.input_tokens),
-    cachedInputTokens: readNumber(inputDetails.cached_tokens),
-    cacheCreationInputTokens: readNumber(inputDetails.cache_write_tokens),
-    outputTokens: readNumber(usage.output_tokens),
-    reasoningTokens: readNumber(outputDetails.reasoning_tokens),
-    totalTokens: readNumber(usage.total_tokens),
+    inputTokens: readKnownCount(usage.input_tokens),
+    cachedInputTokens: readKnownCount(inputDetails.cached_tokens),
+    cacheCreationInputTokens: readKnownCount(inputDetails.cache_write_tokens),
+    outputTokens: readKnownCount(usage.output_tokens),
+    reasoningTokens: readKnownCount(outputDetails.reasoning_tokens),
+    totalTokens: readKnownCount(usage.total_tokens),
   };
 }
 

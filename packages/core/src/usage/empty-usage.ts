@@ -20,3 +20,8 @@ export function emptyUsage(): Usage {
 export function isKnownCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
+
+/** A native usage field as a neutral count: the number when it is a known count, else unknown (R5.1). */
+export function readKnownCount(value: unknown): number | undefined {
+  return isKnownCount(value) ? value : undefined;
+}

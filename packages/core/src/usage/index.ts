@@ -1,2 +1,2 @@
 export { aggregateUsage, type AggregatedUsage } from './aggregate-usage.js';
-export { emptyUsage, isKnownCount } from './empty-usage.js';
+export { emptyUsage, isKnownCount, readKnownCount } from './empty-usage.js';
