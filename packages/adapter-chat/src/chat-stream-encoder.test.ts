@@ -111,7 +111,8 @@ describe('encodeChatStream read back by the official openai SDK (R7.3)', () => {
     const error = new TurnError({ kind: 'overloaded', message: 'upstream overloaded' });
     const bytes = await readAllBytes(encodeChatStream(fromArray([{ type: 'text-delta', id: 't', delta: 'x' }, { type: 'error', error }])));
     const text = new TextDecoder().decode(bytes);
-    expect(text).toContain('"error":{"message":"upstream overloaded","type":"overloaded","param":null,"code":"OVERLOADED"}');
+    // OpenAI's own error.type vocabulary, the same body the gateway answers as JSON; turnguard's code stays.
+    expect(text).toContain('"error":{"message":"upstream overloaded","type":"server_error","param":null,"code":"OVERLOADED"}');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     // The SDK's own SSE reader (openai/streaming), fed directly: it raises any payload with a truthy `error`.
     const stream = Stream.fromSSEResponse<{ choices: Array<{ delta: { content?: string } }> }>(new Response(bytes as Uint8Array<ArrayBuffer>), new AbortController());

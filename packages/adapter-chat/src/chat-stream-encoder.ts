@@ -1,6 +1,7 @@
 import { TurnError, type TurnEvent, type Usage } from '@turnguard/core';
 import { toChatFinishReason } from './map-chat-finish-reason.js';
 import { toChatUsage } from './convert-chat-usage.js';
+import { toOpenAiErrorBody } from './openai-error-body.js';
 
 /**
  * Neutral events → Chat SSE bytes (R7.3): `data: <chat.completion.chunk>\n\n`
@@ -93,7 +94,7 @@ export class ChatChunkEncoder {
       case 'finish':
         return [this.record({ choices: [{ index: 0, delta: this.roleDelta({}), logprobs: null, finish_reason: toChatFinishReason(event.finishReason) }] })];
       case 'error':
-        return [`data: ${JSON.stringify({ error: toChatErrorBody(event.error) })}\n\n`];
+        return [`data: ${JSON.stringify({ error: toOpenAiErrorBody(event.error) })}\n\n`];
       case 'text-start':
       case 'text-end':
       case 'reasoning-start':
@@ -143,9 +144,4 @@ export class ChatChunkEncoder {
     const chunk = { id: this.responseId, object: 'chat.completion.chunk', created: this.created, model: this.model, ...fields };
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
-}
-
-/** OpenAI's error body shape `{message, type, param, code}` (wire-formats §1.5). */
-function toChatErrorBody(error: TurnError): Record<string, unknown> {
-  return { message: error.message, type: error.kind, param: null, code: error.code };
 }

@@ -26,3 +26,4 @@ export { mapChatFinishReason, toChatFinishReason } from './map-chat-finish-reaso
 export { convertChatUsage, toChatUsage } from './convert-chat-usage.js';
 export { classifyChatError, classifyChatStreamError } from './classify-chat-error.js';
 export { CHAT_WIRE_HINTS_KEY } from './chat-wire-hints.js';
+export { toOpenAiErrorBody } from './openai-error-body.js';

@@ -1,3 +1,4 @@
+import { toOpenAiErrorBody } from '@turnguard/adapter-chat';
 import { toMessagesErrorType } from '@turnguard/adapter-messages';
 import { TurnError, type ErrorKind, type Protocol } from '@turnguard/core';
 
@@ -13,40 +14,11 @@ export function buildErrorBody(protocol: Protocol, error: TurnError): Record<str
   switch (protocol) {
     case 'chat':
     case 'responses':
-      return { error: { message: error.message, type: openAiErrorType(error.kind), param: null, code: error.code } };
+      return { error: toOpenAiErrorBody(error) };
     case 'messages':
       return { type: 'error', error: { type: toMessagesErrorType(error.kind), message: error.message } };
     default: {
       const _exhaustive: never = protocol;
-      return _exhaustive;
-    }
-  }
-}
-
-/** OpenAI's `error.type` vocabulary (wire-formats §1.5). */
-function openAiErrorType(kind: ErrorKind): string {
-  switch (kind) {
-    case 'invalid_request':
-    case 'prompt_too_long':
-    case 'media_too_large':
-    case 'max_output_tokens':
-    case 'content_filter':
-      return 'invalid_request_error';
-    case 'auth':
-      return 'authentication_error';
-    case 'refused_region':
-      return 'permission_error';
-    case 'rate_limit':
-      return 'rate_limit_error';
-    case 'overloaded':
-    case 'server':
-    case 'transport':
-    case 'stream_cut':
-    case 'timeout':
-    case 'aborted':
-      return 'server_error';
-    default: {
-      const _exhaustive: never = kind;
       return _exhaustive;
     }
   }
