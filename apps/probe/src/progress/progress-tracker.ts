@@ -1,18 +1,8 @@
-import type { TurnEvent } from '@turnguard/core';
+import type { AgentLoopEvent } from '@turnguard/core';
 import type { SegmentProgress } from '../probe-types.js';
 
-/**
- * The events the probe watches: every TurnEvent plus the agent loop's own
- * events, described structurally so the tracker needs nothing but their type
- * and a few content-free fields.
- */
-export type ObservedEvent =
-  | TurnEvent
-  | { type: 'sample-start' }
-  | { type: 'message' }
-  | { type: 'tool-result'; result: { isError?: boolean } }
-  | { type: 'transition'; transition: { reason: string } }
-  | { type: 'terminal'; terminal: { reason: string } };
+/** The events the probe watches: runTurn's TurnEvents are a subset of the agent loop's events. */
+export type ObservedEvent = AgentLoopEvent;
 
 export type ProbePhase =
   | 'connecting'

@@ -48,10 +48,11 @@ describe('ProgressTracker', () => {
 
   it('agent loop: each model call after the first is a segment; transitions and tool errors are counted (R3.1)', () => {
     const { tracker } = startRun(false);
-    tracker.observe({ type: 'sample-start' });
-    tracker.observe({ type: 'tool-result', result: { isError: true } });
-    tracker.observe({ type: 'transition', transition: { reason: 'next_turn' } });
-    tracker.observe({ type: 'sample-start' });
+    const sampleStart = (turnCount: number) => ({ type: 'sample-start' as const, messageId: `m${turnCount}`, model: 'm', maxOutputTokens: undefined, turnCount });
+    tracker.observe(sampleStart(1));
+    tracker.observe({ type: 'tool-result', result: { type: 'tool-result', toolCallId: 'c1', output: 'failed', isError: true } });
+    tracker.observe({ type: 'transition', transition: { reason: 'next_turn', turnCount: 2 } });
+    tracker.observe(sampleStart(2));
     tracker.observe({ type: 'text-delta', id: 't', delta: 'ok' });
     expect(tracker.segments.map((segment) => [segment.cause, segment.textChars])).toEqual([
       ['start', 0],
