@@ -1,9 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startDashboardServer, type DashboardServer } from '../dashboard/serve-dashboard.js';
-import { readStatsFile } from '../store/stats-file-io.js';
-import { summarizeStats } from '../summary/summarize-stats.js';
+import { loadDashboardPayload, startDashboardServer, type DashboardServer } from '../dashboard/serve-dashboard.js';
 import { formatSummaryTable } from './format-summary-table.js';
 
 export const STATS_CLI_USAGE = `Usage: turnguard-stats [--file <path>] [--json] [--utc]
@@ -74,18 +72,22 @@ export async function runStatsCli(argv: readonly string[], io: StatsCliIo): Prom
     io.writeErr(`unknown command "${command}"\n\n${STATS_CLI_USAGE}`);
     return { exitCode: 2 };
   }
-  const result = await readStatsFile(path);
-  if (result.status === 'error') {
-    if (values.json) io.writeOut(`${JSON.stringify({ state: 'error', path, code: result.code, message: result.message })}\n`);
-    io.writeErr(`cannot read ${path}: ${result.message} (${result.code})\n`);
-    return { exitCode: 1 };
+  // The same read → empty/error/summary states the dashboard serves.
+  const payload = await loadDashboardPayload(path, values.utc);
+  if (values.json) io.writeOut(`${JSON.stringify(payload, null, payload.state === 'ok' ? 2 : undefined)}\n`);
+  switch (payload.state) {
+    case 'error':
+      io.writeErr(`cannot read ${path}: ${payload.message} (${payload.code})\n`);
+      return { exitCode: 1 };
+    case 'empty':
+      if (!values.json) io.writeOut(`No stats recorded yet at ${path}.\n`);
+      return { exitCode: 0 };
+    case 'ok':
+      if (!values.json) io.writeOut(`${formatSummaryTable(payload.summary, path)}\n`);
+      return { exitCode: 0 };
+    default: {
+      const _exhaustive: never = payload;
+      return _exhaustive;
+    }
   }
-  if (result.status === 'missing') {
-    if (values.json) io.writeOut(`${JSON.stringify({ state: 'empty', path })}\n`);
-    else io.writeOut(`No stats recorded yet at ${path}.\n`);
-    return { exitCode: 0 };
-  }
-  const summary = summarizeStats(result.file, { utc: values.utc });
-  io.writeOut(values.json ? `${JSON.stringify({ state: 'ok', path, summary }, null, 2)}\n` : `${formatSummaryTable(summary, path)}\n`);
-  return { exitCode: 0 };
 }
