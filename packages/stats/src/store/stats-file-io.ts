@@ -40,23 +40,17 @@ async function moveCorruptFileAside(path: string, now: number, reason: string, o
   return aside;
 }
 
-export interface LoadedStatsFile {
-  file: StatsFile;
-  /** Whether anything existed on disk. */
-  existed: boolean;
-}
-
 /**
  * Reads the current file for an update: a missing file starts empty, an old
  * version is migrated, a corrupt one is moved aside. A file from a newer
  * schema is refused (STATS_FILE_NEWER) so it is not downgraded.
  */
-export async function loadStatsFileForUpdate(path: string, now: number, onWarning: WarningListener): Promise<LoadedStatsFile> {
+async function loadStatsFileForUpdate(path: string, now: number, onWarning: WarningListener): Promise<StatsFile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { file: createEmptyStatsFile(now), existed: false };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return createEmptyStatsFile(now);
     throw error;
   }
   try {
@@ -64,11 +58,11 @@ export async function loadStatsFileForUpdate(path: string, now: number, onWarnin
     if (parsed.migratedFrom !== undefined) {
       onWarning(`stats file ${path} was migrated from schema v${parsed.migratedFrom} to v3; earlier logical counts are an estimated baseline`);
     }
-    return { file: parsed.file, existed: true };
+    return parsed.file;
   } catch (error) {
     if (TurnError.isInstance(error) && error.code === 'STATS_FILE_CORRUPT') {
       await moveCorruptFileAside(path, now, error.message, onWarning);
-      return { file: createEmptyStatsFile(now), existed: false };
+      return createEmptyStatsFile(now);
     }
     throw error;
   }
@@ -85,7 +79,7 @@ export async function updateStatsFile(
   now: () => number,
   onWarning: WarningListener,
   apply: (file: StatsFile) => StatsFile,
-): Promise<StatsFile> {
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   let compromised: Error | undefined;
   let release: () => Promise<void>;
@@ -104,11 +98,9 @@ export async function updateStatsFile(
     throw createStatsError('STATS_WRITE_FAILED', `could not lock stats file ${path}`, { path }, error);
   }
   try {
-    const { file } = await loadStatsFileForUpdate(path, now(), onWarning);
-    const updated = apply(file);
+    const updated = apply(await loadStatsFileForUpdate(path, now(), onWarning));
     if (compromised) throw createStatsError('STATS_WRITE_FAILED', `lock on stats file ${path} was lost before writing`, { path }, compromised);
     await writeFileAtomic(path, `${JSON.stringify(updated)}\n`, { fsync: true });
-    return updated;
   } finally {
     await release().catch(() => undefined);
   }
