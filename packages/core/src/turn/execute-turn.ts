@@ -288,6 +288,16 @@ function withoutDroppedToolCalls(finishReason: FinishReason | undefined): Finish
   return finishReason?.unified === 'tool-calls' ? { unified: 'stop', raw: undefined } : finishReason;
 }
 
+/** An input the adapter cannot read back is `undefined`, which fails a known-window capacity check (conservative). */
+function readInputTextBytes<Native extends object>(adapter: ProtocolAdapter<Native>, request: Native): number | undefined {
+  try {
+    const { prompt, settings } = adapter.parseRequest(request);
+    return countPromptTextBytes(prompt, settings.tools);
+  } catch {
+    return undefined;
+  }
+}
+
 function decideSegmentRecovery<Native extends object>(
   options: TurnEngineOptions<Native>,
   facts: Extract<SegmentVerdict, { kind: 'cut' }>['facts'],
@@ -296,14 +306,9 @@ function decideSegmentRecovery<Native extends object>(
   turnDeadlineAt: number | undefined,
 ): RecoveryDecision {
   const { adapter, request, recovery } = options;
-  // An input the adapter cannot read back fails a known-window capacity check (conservative).
-  let inputTextBytes: number | undefined;
-  try {
-    const { prompt, settings } = adapter.parseRequest(request);
-    inputTextBytes = countPromptTextBytes(prompt, settings.tools);
-  } catch {
-    inputTextBytes = undefined;
-  }
+  // Parsing the whole prompt back only serves the capacity check, which needs a known window.
+  const inputTextBytes =
+    recovery.enabled && recovery.contextWindowTokens !== undefined ? readInputTextBytes(adapter, request) : undefined;
   let hostMaxOutputTokens: number | undefined;
   try {
     hostMaxOutputTokens = adapter.getMaxOutputTokens(request);
