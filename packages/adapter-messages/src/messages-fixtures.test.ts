@@ -105,11 +105,20 @@ describe('recorded Messages streams replay faithfully (R7.2)', () => {
       expect(summary.errors).toEqual([]);
       // R5.1: the last usage holds the recording's final counters, unknown ones stay undefined.
       const usage = expected.usage as Record<string, number | undefined>;
-      expect(summary.lastUsage).toMatchObject({
+      const known = (...counts: Array<number | undefined>) => (counts.some((count) => count === undefined) ? undefined : counts);
+      const totalParts = known(usage['input_tokens'], usage['output_tokens']);
+      const thinking = (expected.usage as { output_tokens_details?: { thinking_tokens?: number } }).output_tokens_details?.thinking_tokens;
+      expect(summary.lastUsage).toEqual({
         inputTokens: usage['input_tokens'],
         outputTokens: usage['output_tokens'],
         cachedInputTokens: usage['cache_read_input_tokens'],
         cacheCreationInputTokens: usage['cache_creation_input_tokens'],
+        reasoningTokens: thinking,
+        // Derived only when input and output are both known; reported cache counters add to it (convert-messages-usage.ts).
+        totalTokens:
+          totalParts === undefined
+            ? undefined
+            : totalParts[0]! + totalParts[1]! + (usage['cache_read_input_tokens'] ?? 0) + (usage['cache_creation_input_tokens'] ?? 0),
       });
       // The duplicate message_start quirk must not produce a second metadata event.
       expect(summary.metadata).toHaveLength(1);
