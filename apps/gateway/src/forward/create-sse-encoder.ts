@@ -1,5 +1,6 @@
 import { ChatChunkEncoder } from '@turnguard/adapter-chat';
 import { MessagesStreamEncoder } from '@turnguard/adapter-messages';
+import { ResponsesStreamEncoder } from '@turnguard/adapter-responses';
 import type { Protocol, TurnEvent } from '@turnguard/core';
 
 /** Neutral events → SSE text, one event at a time, synchronously. */
@@ -13,10 +14,9 @@ export interface SseTextEncoder {
  * The adapters' own encoder classes, driven directly: the same bytes as their
  * `encodeStream` (R7.3) without a ReadableStream pull and two promise hops
  * per event, which measured as a visible share of the gateway's per-chunk
- * cost at 50 streams (bench/README.md). Responses exports no encoder class,
- * so it keeps `encodeStream` (undefined here).
+ * cost at 50 streams (bench/README.md).
  */
-export function createSseTextEncoder(protocol: Protocol): SseTextEncoder | undefined {
+export function createSseTextEncoder(protocol: Protocol): SseTextEncoder {
   switch (protocol) {
     case 'chat': {
       const encoder = new ChatChunkEncoder();
@@ -26,8 +26,10 @@ export function createSseTextEncoder(protocol: Protocol): SseTextEncoder | undef
       const encoder = new MessagesStreamEncoder();
       return { encode: (event) => encoder.encodeEvent(event), end: () => '' };
     }
-    case 'responses':
-      return undefined;
+    case 'responses': {
+      const encoder = new ResponsesStreamEncoder();
+      return { encode: (event) => encoder.encodeEvent(event), end: () => encoder.finish() };
+    }
     default: {
       const _exhaustive: never = protocol;
       return _exhaustive;

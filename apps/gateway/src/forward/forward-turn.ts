@@ -86,7 +86,6 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const relay = {
     response,
     protocol,
-    adapter,
     events,
     requestModel: typeof body.model === 'string' ? body.model : undefined,
     onFirstByte: () => context.metrics.ttfb.observe((performance.now() - receivedAt) / 1000, { protocol }),

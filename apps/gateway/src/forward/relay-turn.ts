@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { TurnError, type Protocol, type ProtocolAdapter, type TurnEvent } from '@turnguard/core';
+import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson, sendProtocolError } from '../http/send-json.js';
@@ -10,7 +10,6 @@ import { isPreludeEvent } from './observe-turn-events.js';
 export interface RelayOptions {
   response: ServerResponse;
   protocol: Protocol;
-  adapter: ProtocolAdapter<object>;
   events: AsyncIterable<TurnEvent>;
   requestModel: string | undefined;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
@@ -22,20 +21,6 @@ const SSE_HEADERS = {
   'cache-control': 'no-cache',
   'x-accel-buffering': 'no',
 } as const;
-
-/** The held events, then the rest of the turn; returning it stops the turn (R8.4). */
-async function* replay(first: TurnEvent[], rest: AsyncIterator<TurnEvent>): AsyncGenerator<TurnEvent, void, undefined> {
-  try {
-    yield* first;
-    for (;;) {
-      const next = await rest.next();
-      if (next.done === true) return;
-      yield next.value;
-    }
-  } finally {
-    await rest.return?.();
-  }
-}
 
 const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS', retryable: false, message: 'The turn ended without a final event.' });
 
@@ -84,11 +69,7 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
     writer.write(chunk);
   };
   const textEncoder = createSseTextEncoder(options.protocol);
-  if (textEncoder === undefined) {
-    await relayEncodedStream(options.adapter, replay(held, iterator), writer, write);
-    return;
-  }
-  // Chat/Messages: one loop, the encoder driven synchronously, no generator
+  // One loop, the encoder driven synchronously, no generator
   // between runTurn and the socket (each layer cost promise hops per event).
   let finished = false;
   try {
@@ -115,43 +96,13 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
     }
   } catch {
     // An encoder that failed mid-stream: nothing well-formed can follow; end the connection.
-    response.destroy();
+    writer.destroy();
   } finally {
     // Left early (client gone, encoder failure): stopping the source stops the turn (R8.4).
     if (!finished) await iterator.return?.();
   }
 }
 
-/** Responses: its adapter exports `encodeStream` only; its byte chunks go through the same coalescing writer. */
-async function relayEncodedStream(
-  adapter: ProtocolAdapter<object>,
-  events: AsyncIterable<TurnEvent>,
-  writer: SseResponseWriter,
-  write: (chunk: Uint8Array) => void,
-): Promise<void> {
-  const reader = adapter.encodeStream(events).getReader();
-  let finished = false;
-  try {
-    for (;;) {
-      const blocked = writer.whenWritable();
-      if (blocked !== undefined) await blocked;
-      if (writer.destroyed) break;
-      const { done, value } = await reader.read();
-      if (done) {
-        finished = true;
-        break;
-      }
-      write(value);
-    }
-    if (finished) writer.end();
-  } catch {
-    writer.destroy();
-  } finally {
-    // Cancelling the encoder returns its source, which stops the turn (R8.4).
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
-  }
-}
 
 /**
  * Non-streaming answer: the turn still streams upstream (so R4 recovery

@@ -48,10 +48,6 @@ export class SseResponseWriter {
     return this.drained;
   }
 
-  get destroyed(): boolean {
-    return this.response.destroyed;
-  }
-
   /** Drops what is queued and closes the connection (nothing well-formed can follow). */
   destroy(): void {
     this.pending = [];
