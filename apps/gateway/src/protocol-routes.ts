@@ -10,7 +10,6 @@ export const ROUTE_PROTOCOLS: ReadonlyMap<string, Protocol> = new Map<string, Pr
   ['/v1/responses', 'responses'],
 ]);
 
-export const PROTOCOLS: readonly Protocol[] = ['chat', 'messages', 'responses'];
 
 /** Which protocol a request path is for; a trailing slash and a query string are ignored. */
 export function findRouteProtocol(path: string): Protocol | undefined {

@@ -7,7 +7,6 @@ export { formatSummaryTable } from './report/format-summary-table.js';
 export type { TraceEntry } from './report/trace-recorder.js';
 export type { ProbeRunInfo, ResultFiles } from './report/write-result-files.js';
 export {
-  PROTOCOLS,
   MOCK_TIMING,
   DEFAULT_CONTENT,
   type ProbeTiming,

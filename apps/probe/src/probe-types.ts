@@ -1,7 +1,6 @@
 import type { Message, Protocol, ToolHandler, TurnSettings, UsageSample } from '@turnguard/core';
 import type { LoopbackUpstream } from '@turnguard/testkit';
 
-export const PROTOCOLS: readonly Protocol[] = ['chat', 'messages', 'responses'];
 
 /**
  * Waits used against the embedded mock. The real defaults (R1.3/R1.4: up to

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import type { Protocol } from '@turnguard/core';
 import { startLoopbackUpstream, type LoopbackUpstream } from '@turnguard/testkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { findScenario, PROTOCOLS, runProbe, type ProbeContent } from './index.js';
+import { PROTOCOLS } from '@turnguard/core';
+import { findScenario, runProbe, type ProbeContent } from './index.js';
 
 const MARKER = 'PROBE-CONTENT-MARKER-7f3a';
 const CONTENT: ProbeContent = {

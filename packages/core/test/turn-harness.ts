@@ -6,6 +6,7 @@ import type { ScenarioInput } from '@turnguard/testkit';
 import {
   runTurn,
   type Prompt,
+  PROTOCOLS,
   type Protocol,
   type ProtocolAdapter,
   type RunTurnOptions,
@@ -17,7 +18,6 @@ import {
 
 export const BASE_URL = 'https://upstream.test/v1';
 export const MARKER = 'PRIVATE-PROMPT-MARKER-5d1e';
-export const PROTOCOLS: readonly Protocol[] = ['chat', 'messages', 'responses'];
 
 /** Anthropic's base URL convention has no `/v1` (the adapter appends `/v1/messages`, like the SDK). */
 export function targetBaseUrl(protocol: Protocol, baseUrl = BASE_URL): string {
@@ -104,3 +104,5 @@ export function enqueue(
 
 export const textOf = (events: TurnEvent[]): string =>
   events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('');
+
+export { PROTOCOLS };

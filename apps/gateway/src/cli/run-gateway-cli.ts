@@ -2,7 +2,7 @@ import { TurnError } from '@turnguard/core';
 import { resolveStatsFilePath, runStatsCli, type DashboardServer } from '@turnguard/stats';
 import { loadGatewayConfig } from '../config/load-config.js';
 import { createGateway, type Gateway } from '../create-gateway.js';
-import { PROTOCOLS } from '../protocol-routes.js';
+import { PROTOCOLS } from '@turnguard/core';
 
 export const GATEWAY_CLI_USAGE = `Usage: turnguard serve [options]
        turnguard stats [stats options]   (see turnguard stats --help)

@@ -1,4 +1,4 @@
-import { TurnError, resolveStreamRecoveryConfig, type Protocol, type StreamRecoveryOptions } from '@turnguard/core';
+import { PROTOCOLS, TurnError, resolveStreamRecoveryConfig, type Protocol, type StreamRecoveryOptions } from '@turnguard/core';
 
 /** Where each route forwards to. Chat/Responses bases include `/v1`; the Messages base does not (as each SDK's `baseURL`). */
 export type UpstreamUrls = Record<Protocol, string>;
@@ -52,7 +52,7 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
 };
 
 const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock']);
-const UPSTREAM_KEYS = new Set<string>(['chat', 'messages', 'responses']);
+const UPSTREAM_KEYS = new Set<string>(PROTOCOLS);
 const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

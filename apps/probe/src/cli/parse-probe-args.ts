@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { TurnError, type Protocol } from '@turnguard/core';
-import { PROTOCOLS, type ProbeScenario } from '../probe-types.js';
+import { PROTOCOLS, TurnError, type Protocol } from '@turnguard/core';
+import type { ProbeScenario } from '../probe-types.js';
 import { DEFAULT_SCENARIO_NAME, findScenario, PROBE_SCENARIOS } from '../scenarios/scenario-catalog.js';
 
 export type ProbeTarget =

@@ -1,1 +1,2 @@
+export { PROTOCOLS } from './protocol-adapter.js';
 export type { ProtocolAdapter, Protocol, UpstreamTarget } from './protocol-adapter.js';

@@ -4,7 +4,9 @@ import type { Message } from '../types/message.js';
 import type { Prompt } from '../types/prompt.js';
 import type { TurnSettings } from '../types/turn-settings.js';
 
-export type Protocol = 'chat' | 'messages' | 'responses';
+/** The three wire protocols, in one list every package iterates. */
+export const PROTOCOLS = ['chat', 'messages', 'responses'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Where and how to send a native request. */
 export interface UpstreamTarget {

@@ -7,6 +7,7 @@ import {
   runAgentLoop,
   type AgentLoopEvent,
   type Prompt,
+  PROTOCOLS,
   type Protocol,
   type ProtocolAdapter,
   type RunAgentLoopOptions,
@@ -19,7 +20,6 @@ export const TARGET_BASE_URL: Record<Protocol, string> = {
   messages: 'https://loop-upstream.test',
   responses: BASE_URL,
 };
-export const PROTOCOLS: readonly Protocol[] = ['chat', 'messages', 'responses'];
 
 const ADAPTERS: Record<Protocol, ProtocolAdapter<object>> = {
   chat: chatAdapter as unknown as ProtocolAdapter<object>,
@@ -138,3 +138,5 @@ export function toolIdsSent(body: Json): { calls: string[]; results: string[] } 
   }
   return { calls, results };
 }
+
+export { PROTOCOLS };

@@ -1,4 +1,4 @@
-import { USAGE_FIELDS, type Usage, type UsageSample } from '@turnguard/core';
+import { PROTOCOLS, USAGE_FIELDS, type Usage, type UsageSample } from '@turnguard/core';
 import { createStatsError } from './stats-error.js';
 
 /*
@@ -10,7 +10,7 @@ import { createStatsError } from './stats-error.js';
  */
 type FieldReaders = { [K in keyof UsageSample]-?: (value: unknown) => UsageSample[K] };
 
-const PROTOCOLS = new Set(['chat', 'messages', 'responses']);
+const KNOWN_PROTOCOLS = new Set<string>(PROTOCOLS);
 const MODEL_PATTERN = /^[A-Za-z0-9][\w.:/@+-]{0,199}$/;
 const ERROR_CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
 const ID_PATTERN = /^[\w.:-]{1,128}$/;
@@ -51,7 +51,7 @@ function readCount(value: unknown): number | undefined {
 }
 
 function readProtocol(value: unknown): UsageSample['protocol'] {
-  if (typeof value === 'string' && PROTOCOLS.has(value)) return value as UsageSample['protocol'];
+  if (typeof value === 'string' && KNOWN_PROTOCOLS.has(value)) return value as UsageSample['protocol'];
   throw createStatsError('STATS_INVALID_RECORD', 'stats record field "protocol" must be chat, messages or responses', { field: 'protocol' });
 }
 

@@ -1,9 +1,8 @@
-import type { Protocol } from '@turnguard/core';
+import { PROTOCOLS, type Protocol } from '@turnguard/core';
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import type { ReplyPlan } from '../wire/reply-plan.js';
 import { makeBodyStream } from './body-stream.js';
 import {
-  PROTOCOLS,
   ROUTE_PATHS,
   UpstreamState,
   exposeUpstreamControls,

@@ -1,4 +1,4 @@
-import { TurnError, type Protocol } from '@turnguard/core';
+import { PROTOCOLS, TurnError, type Protocol } from '@turnguard/core';
 import { resolveScenario, scenario, type ScenarioInput } from '../scenario/builder.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { planReply, type ReplyPlan } from '../wire/reply-plan.js';
@@ -24,7 +24,6 @@ export interface UpstreamOptions {
   defaultScenario?: DefaultScenarioFactory;
 }
 
-export const PROTOCOLS: readonly Protocol[] = ['chat', 'messages', 'responses'];
 
 /** The path each protocol is served on, relative to a base URL that ends in `/v1`. */
 export const ROUTE_PATHS: Record<Protocol, string> = {
