@@ -104,7 +104,7 @@ export function classifyMessagesStreamError(data: string): TurnError {
 export function createInvalidStreamDataError(eventName: string | undefined): TurnError {
   return new TurnError({
     kind: 'server',
-    code: 'INVALID_STREAM_DATA',
+    code: 'MALFORMED_CHUNK',
     message: `Messages stream: undecodable ${eventName ?? 'unnamed'} event`,
     details: { inStream: true },
   });

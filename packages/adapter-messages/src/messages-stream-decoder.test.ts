@@ -92,7 +92,7 @@ describe('MessagesStreamDecoder (R7.2)', () => {
     const wire = start() + sse('content_block_delta', '{"type":"content_block_delta",') + stopFrames();
     const events = await decode(wire);
     const error = events.find((event) => event.type === 'error');
-    expect(error?.type === 'error' && [error.error.kind, error.error.code]).toEqual(['server', 'INVALID_STREAM_DATA']);
+    expect(error?.type === 'error' && [error.error.kind, error.error.code]).toEqual(['server', 'MALFORMED_CHUNK']);
     expect(events.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: true });
   });
 
