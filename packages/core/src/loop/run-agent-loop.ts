@@ -1,13 +1,14 @@
-import { TurnError } from '../errors/turn-error.js';
 import { runTurn } from '../turn/run-turn.js';
 import { agentLoop, createInitialState } from './agent-loop.js';
 import { CONSUMER_STOPPED_REASON, createAgentLoopRun } from './create-agent-loop-run.js';
 import type { LoopContext } from './loop-context.js';
 import { DEFAULT_ESCALATED_MAX_OUTPUT_TOKENS } from './loop-messages.js';
 import type { AgentLoopRun, RunAgentLoopOptions, SampleTurn } from './loop-types.js';
+import { createRandomId } from '../internal/random-id.js';
+import { rejectOption as rejectInvalidOption } from '../internal/reject-option.js';
 
 function rejectOption(message: string, option: string): never {
-  throw new TurnError({ kind: 'invalid_request', code: 'INVALID_AGENT_LOOP_OPTION', retryable: false, message, details: { option } });
+  return rejectInvalidOption('INVALID_AGENT_LOOP_OPTION', message, option);
 }
 
 function isPositiveInteger(value: unknown): boolean {
@@ -28,10 +29,6 @@ function validateOptions<Native extends object>(options: RunAgentLoopOptions<Nat
     rejectOption('toolHandlers must be an object of functions by tool name.', 'toolHandlers');
   }
   if (options.sampleTurn === undefined && typeof options.target?.baseUrl !== 'string') rejectOption('runAgentLoop needs target.baseUrl.', 'target');
-}
-
-function createRandomId(): string {
-  return globalThis.crypto.randomUUID();
 }
 
 /** The default way to make one model call: `runTurn` (R1 retries, R4 recovery, R5 usage, R6 stats). */

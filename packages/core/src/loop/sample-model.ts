@@ -7,6 +7,7 @@ import { AssistantMessageAssembler } from './assemble-assistant-message.js';
 import type { LoopContext } from './loop-context.js';
 import type { AgentLoopEvent, AgentLoopState } from './loop-types.js';
 import { normalizeOutgoingMessages } from './normalize-outgoing-messages.js';
+import { minDefined } from '../internal/min-defined.js';
 
 export type SampleOutcome =
   | {
@@ -46,11 +47,6 @@ function toTurnError(thrown: unknown): TurnError {
     message: 'The request for the next model call could not be built.',
     cause: thrown,
   });
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  return b === undefined ? a : Math.min(a, b);
 }
 
 /**

@@ -5,6 +5,7 @@ import { DEFAULT_INITIAL_DELAY_MS, DEFAULT_JITTER_RATIO, DEFAULT_MAX_DELAY_MS, E
 import { attachDebugDump, type DebugDumpOptions } from './debug-dump.js';
 import { planRetry, type RetryPolicy, type RetryReason, type RetryState } from './plan-retry.js';
 import { DEFAULT_HEARTBEAT_INTERVAL_MS, sleep, type HeartbeatEvent } from './sleep.js';
+import { createRandomId } from '../internal/random-id.js';
 
 export const DEFAULT_MAX_RETRIES = 10;
 /** R1.9: consecutive overloads before the fallback signal. */
@@ -258,6 +259,5 @@ function countOrDefault(value: number | undefined, fallback: number): number {
 }
 
 function createRandomAttemptId(): string {
-  // globalThis.crypto exists in Node ≥ 19 and browsers; core stays free of node: imports.
-  return `att_${globalThis.crypto.randomUUID()}`;
+  return `att_${createRandomId()}`;
 }

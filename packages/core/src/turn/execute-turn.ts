@@ -14,6 +14,7 @@ import { sendSegmentRequest, type FetchFunction, type SegmentAttempt } from './s
 import { finishTurn, type TurnEnding } from './finish-turn.js';
 import { readModel, TurnState } from './turn-state.js';
 import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
+import { minDefined } from '../internal/min-defined.js';
 
 export interface TurnEngineOptions<Native extends object> {
   adapter: ProtocolAdapter<Native>;
@@ -352,12 +353,6 @@ function describeRecoveryFailure(verdict: SegmentVerdict | undefined): TurnError
       return _exhaustive;
     }
   }
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
 }
 
 function toUnexpectedError(thrown: unknown): TurnError {

@@ -1,4 +1,4 @@
-import { TurnError } from '../errors/turn-error.js';
+import { rejectOption as rejectInvalidOption } from '../internal/reject-option.js';
 
 /**
  * R4.7 limits with their defaults. Options may only lower them (R4.8): the
@@ -44,13 +44,7 @@ const LIMIT_NAMES = Object.keys(STREAM_RECOVERY_DEFAULTS) as StreamRecoveryLimit
 const KNOWN_OPTIONS = new Set<string>(['enabled', 'contextWindowTokens', 'modelMaxOutputTokens', ...LIMIT_NAMES]);
 
 function rejectOption(message: string, option: string): never {
-  throw new TurnError({
-    kind: 'invalid_request',
-    code: 'INVALID_STREAM_RECOVERY_OPTION',
-    message,
-    retryable: false,
-    details: { option },
-  });
+  return rejectInvalidOption('INVALID_STREAM_RECOVERY_OPTION', message, option);
 }
 
 function readNonNegativeInteger(value: unknown, option: string): number {

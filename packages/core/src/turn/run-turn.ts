@@ -1,5 +1,4 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
-import { TurnError } from '../errors/turn-error.js';
 import type { RetryOptions } from '../retry/index.js';
 import { createTurnRun } from './create-turn-run.js';
 import { executeTurn } from './execute-turn.js';
@@ -8,6 +7,8 @@ import type { FetchFunction } from './send-segment-request.js';
 import type { StatsSink } from './stats-sink.js';
 import { TurnState } from './turn-state.js';
 import type { TurnRun } from './turn-result.js';
+import { createRandomId } from '../internal/random-id.js';
+import { rejectOption as rejectInvalidOption } from '../internal/reject-option.js';
 
 export const DEFAULT_REQUEST_ID_HEADER = 'x-request-id';
 
@@ -33,13 +34,7 @@ export interface RunTurnOptions<Native extends object> {
 }
 
 function rejectOption(message: string, option: string): never {
-  throw new TurnError({
-    kind: 'invalid_request',
-    code: 'INVALID_RUN_TURN_OPTION',
-    retryable: false,
-    message,
-    details: { option },
-  });
+  return rejectInvalidOption('INVALID_RUN_TURN_OPTION', message, option);
 }
 
 const ADAPTER_METHODS = [
@@ -71,10 +66,6 @@ function validateOptions<Native extends object>(options: RunTurnOptions<Native>)
     rejectOption('fetch must be a function.', 'fetch');
   if (options.fetch === undefined && typeof globalThis.fetch !== 'function')
     rejectOption('No fetch is available.', 'fetch');
-}
-
-function createRandomId(): string {
-  return globalThis.crypto.randomUUID();
 }
 
 /**
