@@ -1,5 +1,6 @@
 import { TurnError } from '../errors/turn-error.js';
 import type { AgentLoopEvent, AgentLoopResult, AgentLoopRun } from './loop-types.js';
+import { LazyResultPromise } from '../internal/lazy-result-promise.js';
 
 /** Why the loop's signal fires when the host stops iterating. */
 export const CONSUMER_STOPPED_REASON = 'consumer-stopped';
@@ -74,20 +75,9 @@ export function createAgentLoopRun(driver: LoopDriver): AgentLoopRun {
       iterator ??= iterate();
       return iterator;
     },
-    result: {
-      then(onFulfilled, onRejected) {
-        // Nobody iterates: run the loop to its end so the result exists.
-        if (iterator === undefined) drained ??= drainToEnd();
-        return settled.then(onFulfilled, onRejected);
-      },
-      catch(onRejected) {
-        return this.then(undefined, onRejected);
-      },
-      finally(onFinally) {
-        if (iterator === undefined) drained ??= drainToEnd();
-        return settled.finally(onFinally);
-      },
-      [Symbol.toStringTag]: 'Promise',
-    } as Promise<AgentLoopResult>,
+    // Nobody iterates: awaiting the result runs the loop to its end so the result exists.
+    result: new LazyResultPromise(settled, () => {
+      if (iterator === undefined) drained ??= drainToEnd();
+    }),
   };
 }

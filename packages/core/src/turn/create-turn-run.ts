@@ -1,35 +1,9 @@
 import type { TurnEvent } from '../types/turn-event.js';
+import { LazyResultPromise } from '../internal/lazy-result-promise.js';
 import { EventChannel } from './event-channel.js';
 import type { TurnResult, TurnRun } from './turn-result.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
-/**
- * A promise that starts the turn when awaited: awaiting `run.result`
- * without iterating drains the events so the turn still runs (and records
- * its stats). Awaiting it while iterating just waits for the end.
- */
-class TurnResultPromise implements Promise<TurnResult> {
-  readonly [Symbol.toStringTag] = 'Promise';
-  constructor(private readonly settled: Promise<TurnResult>, private readonly ensureRunning: () => void) {}
-
-  then<A = TurnResult, B = never>(
-    onFulfilled?: ((value: TurnResult) => A | PromiseLike<A>) | null,
-    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
-  ): Promise<A | B> {
-    this.ensureRunning();
-    return this.settled.then(onFulfilled, onRejected);
-  }
-
-  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<TurnResult | B> {
-    return this.then(undefined, onRejected);
-  }
-
-  finally(onFinally?: (() => void) | null): Promise<TurnResult> {
-    this.ensureRunning();
-    return this.settled.finally(onFinally);
-  }
-}
 
 /**
  * Wraps the turn engine as what the host holds: one async iterator over the
@@ -100,6 +74,6 @@ export function createTurnRun(
 
   return {
     [Symbol.asyncIterator]: acquire,
-    result: new TurnResultPromise(settled, drainIfIdle),
+    result: new LazyResultPromise<TurnResult>(settled, drainIfIdle),
   };
 }
