@@ -1,4 +1,4 @@
-import { TurnError, type TurnEvent, type Usage } from '@turnguard/core';
+import { encodeSseStream, type TurnEvent, type Usage } from '@turnguard/core';
 import { toChatFinishReason } from './map-chat-finish-reason.js';
 import { toChatUsage } from './convert-chat-usage.js';
 import { toOpenAiErrorBody } from './openai-error-body.js';
@@ -14,40 +14,7 @@ import { toOpenAiErrorBody } from './openai-error-body.js';
  */
 export function encodeChatStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array> {
   const encoder = new ChatChunkEncoder();
-  const textEncoder = new TextEncoder();
-  const iterator = events[Symbol.asyncIterator]();
-  let closed = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (closed) return;
-      try {
-        // Loop until something is enqueued: a pull that enqueues nothing is not called again.
-        for (;;) {
-          const next = await iterator.next();
-          const records = next.done === true ? encoder.finish() : encoder.encode(next.value);
-          if (records.length > 0) controller.enqueue(textEncoder.encode(records.join('')));
-          if (next.done === true) {
-            closed = true;
-            controller.close();
-            return;
-          }
-          if (records.length > 0) return;
-        }
-      } catch (error) {
-        // The event source failed: tell the client in its own dialect, then end the stream.
-        const turnError = TurnError.isInstance(error)
-          ? error
-          : new TurnError({ kind: 'server', message: 'the upstream stream failed', cause: error });
-        closed = true;
-        controller.enqueue(textEncoder.encode([...encoder.encode({ type: 'error', error: turnError }), ...encoder.finish()].join('')));
-        controller.close();
-      }
-    },
-    async cancel(reason) {
-      closed = true;
-      await iterator.return?.(reason);
-    },
-  });
+  return encodeSseStream(events, { encodeEvent: (event) => encoder.encode(event).join(''), finish: () => encoder.finish().join('') });
 }
 
 /** Turns neutral events into Chat SSE records; one instance per encoded response. */

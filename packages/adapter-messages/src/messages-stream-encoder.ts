@@ -1,4 +1,4 @@
-import type { TurnEvent, Usage } from '@turnguard/core';
+import { encodeSseStream, type TurnEvent, type Usage } from '@turnguard/core';
 import { convertUsageToMessages } from './convert-messages-usage.js';
 import { mapFinishReasonToMessages } from './map-messages-stop-reason.js';
 import type { NativeRecord } from './messages-types.js';
@@ -170,25 +170,6 @@ export function encodeMessagesStream(
   options: EncodeMessagesStreamOptions = {},
 ): ReadableStream<Uint8Array> {
   const encoder = new MessagesStreamEncoder(options);
-  const bytes = new TextEncoder();
-  const iterator = events[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done === true) {
-          controller.close();
-          return;
-        }
-        const text = encoder.encodeEvent(next.value);
-        if (text !== '') {
-          controller.enqueue(bytes.encode(text));
-          return;
-        }
-      }
-    },
-    async cancel(reason) {
-      await iterator.return?.(reason);
-    },
-  });
+  // Messages needs nothing after its last event: message_stop (or an error event) closes it.
+  return encodeSseStream(events, { encodeEvent: (event) => encoder.encodeEvent(event), finish: () => '' });
 }

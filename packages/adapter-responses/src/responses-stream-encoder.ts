@@ -1,4 +1,4 @@
-import type { TurnEvent } from '@turnguard/core';
+import { encodeSseStream, type SseTextEncoder, type TurnEvent } from '@turnguard/core';
 import { ResponsesStreamEventBuilder, type UnnumberedEvent } from './build-responses-stream-events.js';
 
 /**
@@ -7,7 +7,7 @@ import { ResponsesStreamEventBuilder, type UnnumberedEvent } from './build-respo
  * growing `sequence_number`, no `[DONE]` (wire-formats §3.1). One instance
  * per encoded response; the gateway drives it directly (R8.2).
  */
-export class ResponsesStreamEncoder {
+export class ResponsesStreamEncoder implements SseTextEncoder {
   readonly #builder = new ResponsesStreamEventBuilder();
   #sequenceNumber = 0;
 
@@ -30,34 +30,7 @@ export class ResponsesStreamEncoder {
   }
 }
 
-/**
- * Neutral events → Responses SSE bytes (R7.3). Pulls one neutral event at a
- * time, so output is relayed as it arrives (R8.2); cancelling the byte
- * stream stops the source.
- */
+/** Neutral events → Responses SSE bytes (R7.3), relayed as they arrive (R8.2). */
 export function encodeResponsesStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array> {
-  const encoder = new ResponsesStreamEncoder();
-  const textEncoder = new TextEncoder();
-  const iterator = events[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done === true) {
-          const closing = encoder.finish();
-          if (closing !== '') controller.enqueue(textEncoder.encode(closing));
-          controller.close();
-          return;
-        }
-        const text = encoder.encodeEvent(next.value);
-        if (text !== '') {
-          controller.enqueue(textEncoder.encode(text));
-          return;
-        }
-      }
-    },
-    async cancel(reason) {
-      await iterator.return?.(reason);
-    },
-  });
+  return encodeSseStream(events, new ResponsesStreamEncoder());
 }

@@ -1,2 +1,3 @@
 export { PROTOCOLS } from './protocol-adapter.js';
+export { encodeSseStream, type SseTextEncoder } from './encode-sse-stream.js';
 export type { ProtocolAdapter, Protocol, UpstreamTarget } from './protocol-adapter.js';
