@@ -1,14 +1,7 @@
 import { ChatChunkEncoder } from '@turnguard/adapter-chat';
 import { MessagesStreamEncoder } from '@turnguard/adapter-messages';
 import { ResponsesStreamEncoder } from '@turnguard/adapter-responses';
-import type { Protocol, TurnEvent } from '@turnguard/core';
-
-/** Neutral events → SSE text, one event at a time, synchronously. */
-export interface SseTextEncoder {
-  encode(event: TurnEvent): string;
-  /** Whatever follows the last event (Chat: the usage chunk and `[DONE]`). */
-  end(): string;
-}
+import type { Protocol, SseTextEncoder } from '@turnguard/core';
 
 /**
  * The adapters' own encoder classes, driven directly: the same bytes as their
@@ -20,16 +13,14 @@ export function createSseTextEncoder(protocol: Protocol): SseTextEncoder {
   switch (protocol) {
     case 'chat': {
       const encoder = new ChatChunkEncoder();
-      return { encode: (event) => joinRecords(encoder.encode(event)), end: () => joinRecords(encoder.finish()) };
+      return { encodeEvent: (event) => joinRecords(encoder.encode(event)), finish: () => joinRecords(encoder.finish()) };
     }
     case 'messages': {
       const encoder = new MessagesStreamEncoder();
-      return { encode: (event) => encoder.encodeEvent(event), end: () => '' };
+      return { encodeEvent: (event) => encoder.encodeEvent(event), finish: () => '' };
     }
-    case 'responses': {
-      const encoder = new ResponsesStreamEncoder();
-      return { encode: (event) => encoder.encodeEvent(event), end: () => encoder.finish() };
-    }
+    case 'responses':
+      return new ResponsesStreamEncoder();
     default: {
       const _exhaustive: never = protocol;
       return _exhaustive;

@@ -74,7 +74,7 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
   let finished = false;
   try {
     for (const event of held) {
-      const text = textEncoder.encode(event);
+      const text = textEncoder.encodeEvent(event);
       if (text !== '') write(text);
     }
     for (;;) {
@@ -86,11 +86,11 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
         finished = true;
         break;
       }
-      const text = textEncoder.encode(next.value);
+      const text = textEncoder.encodeEvent(next.value);
       if (text !== '') write(text);
     }
     if (finished) {
-      const tail = textEncoder.end();
+      const tail = textEncoder.finish();
       if (tail !== '') write(tail);
       writer.end();
     }
