@@ -1,4 +1,4 @@
-import { TurnError, classifyHttpError, type ErrorKind } from '@turnguard/core';
+import { TurnError, classifyHttpError, type ErrorKind, type FetchResponseHeaders } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 
 /**
@@ -6,7 +6,7 @@ import { isRecord } from './chat-wire-hints.js';
  * (status, x-should-retry, retry-after, request id: R1.1–R1.3, R2.1), then the
  * Chat-specific shapes found in the body.
  */
-export function classifyChatError(status: number, headers: Headers, bodyText: string): TurnError {
+export function classifyChatError(status: number, headers: FetchResponseHeaders, bodyText: string): TurnError {
   const base = classifyHttpError(status, headers, bodyText);
   return refineChatError(base, readErrorObject(parseJson(bodyText)));
 }

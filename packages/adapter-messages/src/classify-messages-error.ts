@@ -1,4 +1,4 @@
-import { classifyHttpError, TurnError } from '@turnguard/core';
+import { classifyHttpError, TurnError, type FetchResponseHeaders } from '@turnguard/core';
 import { isRecord } from './messages-types.js';
 
 /**
@@ -39,7 +39,7 @@ function readErrorBody(bodyText: string): MessagesErrorBody {
 }
 
 /** HTTP error response of the Messages API → TurnError. `bodyText` is the raw body; it may be anything. */
-export function classifyMessagesError(status: number, headers: Headers, bodyText: string): TurnError {
+export function classifyMessagesError(status: number, headers: FetchResponseHeaders, bodyText: string): TurnError {
   const generic = classifyHttpError(status, headers, bodyText);
   const body = readErrorBody(bodyText);
   // The body repeats the id as `request_id` when a proxy dropped the header.

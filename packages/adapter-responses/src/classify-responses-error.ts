@@ -1,4 +1,4 @@
-import { classifyHttpError, ERROR_KINDS, TurnError, type ErrorKind } from '@turnguard/core';
+import { classifyHttpError, ERROR_KINDS, TurnError, type ErrorKind, type FetchResponseHeaders } from '@turnguard/core';
 import { isJsonObject, readString, type JsonObject } from './native-json.js';
 
 const MAX_MESSAGE_CHARS = 500;
@@ -14,7 +14,7 @@ interface UpstreamError {
  * status rules, refined by the OpenAI error body `{error:{message,type,param,code}}`
  * (wire-formats §4.1). A body that is not JSON keeps the status-based kind.
  */
-export function classifyResponsesError(status: number, headers: Headers, bodyText: string): TurnError {
+export function classifyResponsesError(status: number, headers: FetchResponseHeaders, bodyText: string): TurnError {
   // Core's generic rules first (status, x-should-retry, retry-after, request id,
   // raw body kept as `cause`), then this provider's body shapes.
   const base = classifyHttpError(status, headers, bodyText);

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { classifyThrownError } from '@turnguard/core';
+import { classifyThrownError, type FetchResponse } from '@turnguard/core';
 import { createNodeHttpFetch, type NodeHttpFetch } from './create-node-http-fetch.js';
 
 // Real loopback sockets: the transport's contract is about what node:net does.
@@ -30,7 +30,7 @@ afterEach(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const post = (init: Partial<RequestInit> = {}): Promise<Response> =>
+const post = (init: Partial<RequestInit> = {}): Promise<FetchResponse> =>
   transport.fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: '{"a":"é"}', ...init });
 
 describe('createNodeHttpFetch (runTurn transport over node:http)', () => {
@@ -45,6 +45,23 @@ describe('createNodeHttpFetch (runTurn transport over node:http)', () => {
     expect(response.headers.get('x-request-id')).toBe('req_1');
     expect(await response.text()).toBe('ok');
     expect(seen).toEqual({ method: 'POST', length: String(Buffer.byteLength('{"a":"é"}')), auth: 'Bearer k', body: '{"a":"é"}' });
+  });
+
+  it('reads headers like fetch: any case, repeated values joined with ", ", absent as null; text() joins a split UTF-8 character', async () => {
+    handler = (_request, response) => {
+      response.setHeader('x-multi', ['a', 'b']);
+      response.setHeader('Retry-After', '7');
+      response.writeHead(200);
+      const bytes = Buffer.from('é', 'utf8');
+      response.write(bytes.subarray(0, 1));
+      setImmediate(() => response.end(bytes.subarray(1)));
+    };
+    const response = await post();
+    expect(response.ok).toBe(true);
+    expect(response.headers.get('X-Multi')).toBe('a, b');
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(response.headers.get('x-absent')).toBeNull();
+    expect(await response.text()).toBe('é');
   });
 
   it('keeps each URL apart when reusing parsed targets: path, query and port reach the right upstream', async () => {

@@ -3,7 +3,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { FetchFunction } from '@turnguard/core';
+import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import { NodeHttpResponse } from './node-http-response.js';
 
 /** A FetchFunction over `node:http(s)` plus the keep-alive pools it owns. */
 export interface NodeHttpFetch {
@@ -12,7 +13,7 @@ export interface NodeHttpFetch {
   destroy(): void;
 }
 
-/** Statuses whose Response must have a null body (the WHATWG Response constructor throws otherwise). */
+/** Statuses that have no body (fetch gives them a null one). */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
 /**
@@ -29,18 +30,6 @@ function createTerminatedError(cause: unknown): TypeError {
 function createAbortError(signal: AbortSignal): unknown {
   // fetch rejects with the signal's reason when it has one, else a DOMException AbortError.
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-function toHeaders(rawHeaders: string[]): Headers {
-  const headers = new Headers();
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    try {
-      headers.append(rawHeaders[index]!, rawHeaders[index + 1]!);
-    } catch {
-      // A header value Headers rejects (bad characters) is dropped, never a crash.
-    }
-  }
-  return headers;
 }
 
 /** runTurn passes a plain record; copying it skips building a WHATWG Headers per request. */
@@ -190,8 +179,9 @@ function createBodyStream(response: IncomingMessage, source: Readable, signal: A
  */
 export function createNodeHttpFetch(): NodeHttpFetch {
   // Long thinking streams are silent for minutes; runTurn's own deadlines (R4.2) bound them, not a socket timeout.
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
+  // `noDelay` on the pool's sockets once, instead of a `setNoDelay` (and its 'socket' listener) per request.
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo', noDelay: true });
+  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo', noDelay: true });
 
   // runTurn posts to a handful of endpoint URLs: each is parsed once, not per request.
   const targets = new Map<string, RequestTarget>();
@@ -207,7 +197,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
   };
 
   const fetch: FetchFunction = (input, init) =>
-    new Promise<Response>((resolve, reject) => {
+    new Promise<FetchResponse>((resolve, reject) => {
       const signal = init.signal ?? new AbortController().signal;
       if (signal.aborted) {
         reject(createAbortError(signal));
@@ -270,7 +260,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
             abortBody = body.abort;
             stream = body.stream;
           }
-          resolve(new Response(stream, { status, statusText: response.statusMessage ?? '', headers: toHeaders(response.rawHeaders) }));
+          resolve(new NodeHttpResponse(status, response.headers, stream));
         },
       );
       signal.addEventListener('abort', onAbort, { once: true });
@@ -282,7 +272,6 @@ export function createNodeHttpFetch(): NodeHttpFetch {
         // classifyThrownError reads as a retryable transport error (R1.1), as with fetch.
         if (!responded) reject(signal.aborted ? createAbortError(signal) : new TypeError('fetch failed', { cause: error }));
       });
-      request.setNoDelay(true);
       request.end(body);
     });
 

@@ -3,6 +3,7 @@ import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { Message } from '../types/message.js';
 import type { Prompt } from '../types/prompt.js';
 import type { TurnSettings } from '../types/turn-settings.js';
+import type { FetchResponseHeaders } from '../turn/send-segment-request.js';
 
 /** The three wire protocols, in one list every package iterates. */
 export const PROTOCOLS = ['chat', 'messages', 'responses'] as const;
@@ -54,5 +55,5 @@ export interface ProtocolAdapter<NativeRequest extends object = Record<string, u
   /** Neutral events → native SSE bytes the official SDKs parse (R7.3). */
   encodeStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array>;
   /** HTTP error response → R2 kind (R7.4). `body` is the raw text of the response body. */
-  classifyError(status: number, headers: Headers, body: string): TurnError;
+  classifyError(status: number, headers: FetchResponseHeaders, body: string): TurnError;
 }
