@@ -19,7 +19,7 @@ const ask = { model: 'claude-test', max_tokens: 4096, messages: [{ role: 'user' 
 
 describe('R8 gateway × @anthropic-ai/sdk messages', () => {
   it('R4.1 a thinking-only cut is recovered: one message_start, the recovered text once, end_turn', async () => {
-    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).eof(), scenario.messages().text('Recovered conclusion.').usage({ input: 7, output: 3 }));
+    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).usage({ input: 7, output: 1 }).eof(), scenario.messages().text('Recovered conclusion.').usage({ input: 7, output: 3 }));
     const stream = client.messages.stream(ask);
     const types: string[] = [];
     stream.on('streamEvent', (event) => types.push(event.type));
@@ -35,7 +35,7 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
 
   it('the next turn forwards the recovered message without the unsigned thinking block of the cut segment', async () => {
     // Cut in the middle of the thinking deltas, before any signature_delta.
-    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).eof({ afterEvents: 6 }), scenario.messages().text('Recovered conclusion.').usage({ input: 7, output: 3 }));
+    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).usage({ input: 7, output: 1 }).eof({ afterEvents: 6 }), scenario.messages().text('Recovered conclusion.').usage({ input: 7, output: 3 }));
     const first = await client.messages.stream(ask).finalMessage();
     const unsigned = first.content.filter((block) => block.type === 'thinking' && block.signature === '');
     expect(unsigned).toHaveLength(1); // segment 1's thinking, relayed live, never got a signature
@@ -81,7 +81,7 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
   });
 
   it('R4.2 a terminal frame (max_tokens) is relayed with no recovery', async () => {
-    harness.upstream.messages.enqueue(scenario.messages().reasoning(100).finish('max_tokens'));
+    harness.upstream.messages.enqueue(scenario.messages().reasoning(100).usage({ input: 5, output: 100 }).finish('max_tokens'));
     const message = await client.messages.stream(ask).finalMessage();
     expect(message.stop_reason).toBe('max_tokens');
     expect(harness.upstream.requests).toHaveLength(1);
@@ -95,7 +95,7 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
   });
 
   it('non-streaming: a recovered turn is one Message JSON; a cut after text is an Anthropic-shaped 502', async () => {
-    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).eof(), scenario.messages().text('Final.'));
+    harness.upstream.messages.enqueue(scenario.messages().reasoning(300).usage({ input: 7, output: 1 }).eof(), scenario.messages().text('Final.'));
     const message = await client.messages.create(ask);
     expect(message.type).toBe('message');
     expect(message.content.at(-1)).toEqual({ type: 'text', text: 'Final.' });

@@ -24,7 +24,8 @@ function readModel(request: RecordedRequest): string {
 export function pickMockScenario(protocol: Protocol, request: RecordedRequest): ScenarioInput {
   const base = scenario.for(protocol);
   if (readModel(request).includes('cut-thinking') && !request.bodyText.includes(RECOVERY_INSTRUCTION)) {
-    return base.reasoning(600).eof();
+    // Usage as every real upstream reports it at the start (Messages' message_start); the raw relay passes it on.
+    return base.reasoning(600).usage({ input: 12, output: 1 }).eof();
   }
   return base.reasoning(80).text(MOCK_ANSWER).usage({ input: 12, output: 24 });
 }

@@ -16,6 +16,15 @@ export class ResponsesStreamEncoder implements SseTextEncoder {
     return this.#frame(this.#builder.build(event));
   }
 
+  /**
+   * Numbers the next frame `next`: a gateway that relayed the upstream's own
+   * frames up to a splice point continues their `sequence_number`s instead of
+   * restarting its own count (issue 7: consistent sequence numbers).
+   */
+  continueSequenceAt(next: number): void {
+    this.#sequenceNumber = next;
+  }
+
   /** What closes the response after the last event (the terminal frame when none came). */
   finish(): string {
     return this.#frame(this.#builder.end());

@@ -3,13 +3,18 @@ import { MessagesStreamEncoder } from '@turnguard/adapter-messages';
 import { ResponsesStreamEncoder } from '@turnguard/adapter-responses';
 import type { Protocol, SseTextEncoder } from '@turnguard/core';
 
+/** An encoder the raw relay can splice into: Responses continues the upstream's sequence numbers. */
+export interface SpliceableSseEncoder extends SseTextEncoder {
+  continueSequenceAt?(next: number): void;
+}
+
 /**
  * The adapters' own encoder classes, driven directly: the same bytes as their
  * `encodeStream` (R7.3) without a ReadableStream pull and two promise hops
  * per event, which measured as a visible share of the gateway's per-chunk
  * cost at 50 streams (bench/README.md).
  */
-export function createSseTextEncoder(protocol: Protocol): SseTextEncoder {
+export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   switch (protocol) {
     case 'chat': {
       const encoder = new ChatChunkEncoder();

@@ -8,6 +8,8 @@ import { selectAdapter } from '../protocol-routes.js';
 import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { observeTurnEvents } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
+import { SplicingSseOutput } from './splicing-sse-output.js';
+import { tapUpstreamBytes } from './tap-upstream-bytes.js';
 import { resolveUpstreamTarget } from './resolve-upstream-target.js';
 
 export interface ForwardContext {
@@ -62,13 +64,17 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   };
   response.once('close', onClose);
   const adapter = selectAdapter(protocol);
+  const dropUsage = protocol === 'chat' && !wantsChatUsage(body);
+  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
+  const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
+  const fetch = context.fetch ?? ((input, init) => globalThis.fetch(input, init));
   let run;
   try {
     run = runTurn({
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
-      fetch: context.fetch,
+      fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
       retry: { ...context.config.retry },
       streamRecovery: context.config.streamRecovery,
       signal: controller.signal,
@@ -80,7 +86,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     return;
   }
   const events = observeTurnEvents(run, {
-    dropUsage: protocol === 'chat' && !wantsChatUsage(body),
+    dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
   });
   const relay = {
@@ -95,7 +101,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     },
   };
   try {
-    await (body.stream === true ? relayTurnAsSse(relay) : relayTurnAsJson(relay));
+    await (output !== undefined ? relayTurnAsSse({ ...relay, output }) : relayTurnAsJson(relay));
   } finally {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left.

@@ -3,8 +3,8 @@ import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson, sendProtocolError } from '../http/send-json.js';
-import { createSseTextEncoder } from './create-sse-encoder.js';
 import { SseResponseWriter } from './sse-response-writer.js';
+import type { SplicingSseOutput } from './splicing-sse-output.js';
 import { isPreludeEvent } from './observe-turn-events.js';
 
 export interface RelayOptions {
@@ -14,6 +14,11 @@ export interface RelayOptions {
   requestModel: string | undefined;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
+}
+
+export interface SseRelayOptions extends RelayOptions {
+  /** What goes on the wire: the upstream's bytes or the encoder's (it is also the tap of runTurn's fetch). */
+  output: SplicingSseOutput;
 }
 
 const SSE_HEADERS = {
@@ -28,13 +33,14 @@ const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS'
  * Streaming answer (R8.2, R8.3). Events are held back only until the first one
  * the client must see: a turn that fails before any output (a 400, exhausted
  * retries) is answered with an HTTP error status in the protocol's shape, as
- * the upstream itself would; otherwise `200` + SSE, each event encoded by the
- * adapter and written as soon as it arrives, backpressure respected. A final
+ * the upstream itself would; otherwise `200` + SSE written as it arrives —
+ * the upstream's own bytes, or the adapter's encoding from a splice point on
+ * (SplicingSseOutput) — backpressure respected. A final
  * failure after that is the encoder's own error event (Chat: error then
  * `[DONE]`, never a fake `stop`; Messages `event: error`; Responses `error` +
  * `response.failed`).
  */
-export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
+export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
   const { response } = options;
   const iterator = options.events[Symbol.asyncIterator]();
   const held: TurnEvent[] = [];
@@ -68,15 +74,11 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
     }
     writer.write(chunk);
   };
-  const textEncoder = createSseTextEncoder(options.protocol);
-  // One loop, the encoder driven synchronously, no generator
-  // between runTurn and the socket (each layer cost promise hops per event).
+  const { output } = options;
+  // One loop, no generator between runTurn and the socket (each layer cost promise hops per event).
   let finished = false;
   try {
-    for (const event of held) {
-      const text = textEncoder.encodeEvent(event);
-      if (text !== '') write(text);
-    }
+    output.start(held, write);
     for (;;) {
       const blocked = writer.whenWritable();
       if (blocked !== undefined) await blocked;
@@ -86,12 +88,10 @@ export async function relayTurnAsSse(options: RelayOptions): Promise<void> {
         finished = true;
         break;
       }
-      const text = textEncoder.encodeEvent(next.value);
-      if (text !== '') write(text);
+      output.event(next.value);
     }
     if (finished) {
-      const tail = textEncoder.finish();
-      if (tail !== '') write(tail);
+      output.finish();
       writer.end();
     }
   } catch {

@@ -32,15 +32,20 @@ export class NodeHttpResponse implements FetchResponse {
   }
 
   /** The whole body as UTF-8 text (error bodies); rejects like fetch when the body fails. */
-  async text(): Promise<string> {
-    if (this.body === null) return '';
-    const decoder = new TextDecoder();
-    let text = '';
-    const reader = this.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value, { stream: true });
-    }
+  text(): Promise<string> {
+    return readBodyText(this.body);
+  }
+}
+
+/** A body stream read to the end as UTF-8 text ('' for none). */
+export async function readBodyText(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (body === null) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    text += decoder.decode(value, { stream: true });
   }
 }

@@ -1,0 +1,186 @@
+import type { Protocol, TurnEvent } from '@turnguard/core';
+import { createSseTextEncoder, type SpliceableSseEncoder } from './create-sse-encoder.js';
+import { findLastRecordEnd } from './find-last-record-end.js';
+import type { UpstreamByteTap } from './tap-upstream-bytes.js';
+
+const EMPTY = new Uint8Array(0);
+const SEQUENCE_KEY = '"sequence_number":';
+
+export interface SplicingSseOutputOptions {
+  protocol: Protocol;
+  /** Chat only: the client did not ask for usage, so usage-only chunks are left out (see observeTurnEvents). */
+  dropChatUsage: boolean;
+}
+
+type Mode = 'holding' | 'raw' | 'encode';
+
+/**
+ * The SSE the client gets (R8.2, issue 7): the upstream's own bytes while
+ * nothing needs changing, the adapter's encoder from a splice point on.
+ *
+ * - Raw: once the first event the client must see came from an upstream
+ *   body, that body's bytes are written as they are — every field the
+ *   adapters do not model (logprobs, citations, server-tool blocks…) reaches
+ *   the client — but only whole SSE records, and only once every event decoded
+ *   from them was consumed (`onDrained`), so a record that turns out to be an
+ *   in-stream error, or bytes of an attempt that is then retried, never go out.
+ * - Splice: at `recovery-start` or a final `error`, raw output stops at the
+ *   last whole record already written; the events consumed since are encoded
+ *   instead, then everything after. The encoder has been fed every event
+ *   behind the written bytes (its output discarded), so it continues the same
+ *   response: no second `message_start` / `response.created`, the next block
+ *   and output indices, the upstream's ids; Responses `sequence_number`s
+ *   continue after the last relayed one.
+ * - Encode: a turn whose first visible event is not an upstream body's (a
+ *   heartbeat while retrying) is encoded throughout, as before.
+ */
+export class SplicingSseOutput implements UpstreamByteTap {
+  readonly #options: SplicingSseOutputOptions;
+  readonly #encoder: SpliceableSseEncoder;
+  #write: (chunk: string | Uint8Array) => void = () => undefined;
+  #mode: Mode = 'holding';
+  #bodies = 0;
+  /** The raw body ended or was replaced (a new body started): nothing more of it may be written. */
+  #rawClosed = false;
+  /** Bytes of the current body read by the decoder and not yet written. */
+  #pending: Uint8Array = EMPTY;
+  /** Events consumed since the last raw write: their bytes are in `#pending`. */
+  readonly #unwritten: TurnEvent[] = [];
+  #lastWritten: Uint8Array | undefined;
+  /** A failure inside a tap callback: it must not look like an upstream failure to runTurn, so it waits for the relay. */
+  #failure: { error: unknown } | undefined;
+
+  constructor(options: SplicingSseOutputOptions) {
+    this.#options = options;
+    this.#encoder = createSseTextEncoder(options.protocol);
+  }
+
+  onBodyStart(): void {
+    this.#bodies += 1;
+    this.#pending = EMPTY;
+    if (this.#mode === 'raw') this.#rawClosed = true;
+  }
+
+  onBytes(chunk: Uint8Array): void {
+    if (this.#mode === 'encode' || this.#rawClosed) return;
+    this.#pending = this.#pending.length === 0 ? chunk : concatBytes(this.#pending, chunk);
+  }
+
+  onDrained(): void {
+    if (this.#mode !== 'raw' || this.#rawClosed || this.#failure !== undefined) return;
+    try {
+      this.#writeWholeRecords();
+    } catch (error) {
+      this.#failure = { error };
+    }
+  }
+
+  /** The first event the client must see, after the ones held back before it; `write` queues output. */
+  start(held: readonly TurnEvent[], write: (chunk: string | Uint8Array) => void): void {
+    this.#write = write;
+    const first = held[held.length - 1];
+    if (this.#bodies > 0 && first !== undefined && first.type !== 'heartbeat') {
+      this.#mode = 'raw';
+      this.#unwritten.push(...held);
+      return;
+    }
+    this.#mode = 'encode';
+    for (const event of held) this.#writeEncoded(event);
+  }
+
+  event(event: TurnEvent): void {
+    this.#throwFailure();
+    if (this.#mode === 'raw') {
+      if (!this.#rawClosed && event.type !== 'recovery-start' && event.type !== 'error') {
+        this.#unwritten.push(event);
+        return;
+      }
+      this.#switchToEncoder();
+    }
+    this.#writeEncoded(event);
+  }
+
+  /** The turn ended normally. */
+  finish(): void {
+    this.#throwFailure();
+    if (this.#mode === 'raw' && !this.#rawClosed) {
+      // The turn ended on the relayed body: its bytes carry the finish and usage already. A last
+      // record with no blank line was still decoded (end of body), so it goes out as sent.
+      if (this.#pending.length > 0) this.#writeRaw(this.#pending);
+      this.#pending = EMPTY;
+      return;
+    }
+    if (this.#mode === 'raw') this.#switchToEncoder();
+    const tail = this.#encoder.finish();
+    if (tail !== '') this.#write(tail);
+  }
+
+  #throwFailure(): void {
+    if (this.#failure !== undefined) throw this.#failure.error;
+  }
+
+  #writeWholeRecords(): void {
+    const end = findLastRecordEnd(this.#pending);
+    if (end === 0) return;
+    const bytes = this.#pending.subarray(0, end);
+    this.#pending = end === this.#pending.length ? EMPTY : this.#pending.subarray(end);
+    // The encoder follows what the client has: its output for these events is the bytes below.
+    for (const event of this.#unwritten) this.#encoder.encodeEvent(event);
+    this.#unwritten.length = 0;
+    this.#writeRaw(bytes);
+  }
+
+  #writeRaw(bytes: Uint8Array): void {
+    this.#lastWritten = bytes;
+    const chunk = this.#options.dropChatUsage ? dropChatUsageRecords(bytes) : bytes;
+    if (chunk.length > 0) this.#write(chunk);
+  }
+
+  #switchToEncoder(): void {
+    this.#mode = 'encode';
+    this.#rawClosed = true;
+    this.#pending = EMPTY;
+    if (this.#lastWritten !== undefined && this.#encoder.continueSequenceAt !== undefined) {
+      const last = findLastSequenceNumber(this.#lastWritten);
+      if (last !== undefined) this.#encoder.continueSequenceAt(last + 1);
+    }
+    const events = this.#unwritten.splice(0);
+    for (const event of events) this.#writeEncoded(event);
+  }
+
+  #writeEncoded(event: TurnEvent): void {
+    const text = this.#encoder.encodeEvent(event);
+    if (text !== '') this.#write(text);
+  }
+}
+
+function concatBytes(head: Uint8Array, tail: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(head.length + tail.length);
+  joined.set(head, 0);
+  joined.set(tail, head.length);
+  return joined;
+}
+
+/**
+ * Chat without `stream_options.include_usage` from the client: runTurn asked
+ * upstream for usage (R5.2), so the usage-only chunk (`"choices":[]`, openai
+ * wire-formats §1) is removed; a chunk with choices is kept whole.
+ */
+function dropChatUsageRecords(bytes: Uint8Array): Uint8Array | string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.indexOf('"choices":[]') === -1) return bytes;
+  return buffer
+    .toString('utf8')
+    .split(/(?<=\r\n\r\n|\n\n|\r\r)/)
+    .filter((record) => !(record.includes('"choices":[]') && record.includes('"usage"')))
+    .join('');
+}
+
+/** The last Responses `sequence_number` in whole records already written. */
+function findLastSequenceNumber(bytes: Uint8Array): number | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = buffer.lastIndexOf(SEQUENCE_KEY);
+  if (at === -1) return undefined;
+  const match = /^\s*(\d+)/.exec(buffer.toString('latin1', at + SEQUENCE_KEY.length, at + SEQUENCE_KEY.length + 24));
+  return match === null ? undefined : Number(match[1]);
+}

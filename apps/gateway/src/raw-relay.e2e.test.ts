@@ -1,0 +1,137 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PROTOCOLS, type DecodedStreamEvent, type Protocol } from '@turnguard/core';
+import { collectEvents, frameRecordedLines, readRecordedStreams, scenario, streamOfText } from '@turnguard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from './create-gateway.js';
+import { selectAdapter } from './protocol-routes.js';
+import { readSseRecords, startHarness } from './testing/gateway-harness.test-helper.js';
+
+// Issue 7: the gateway relays the upstream's own bytes (fidelity at the floor) and splices the
+// adapter's encoder in only at a recovery or a final error. Real sockets both ways.
+const ROUTES: Record<Protocol, string> = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
+
+/** Answers every POST with the queued SSE text, written in uneven pieces so records straddle network reads. */
+let replies: string[] = [];
+let upstream: Server;
+let gateway: Gateway;
+
+beforeAll(async () => {
+  upstream = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const text = replies.shift() ?? '';
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const bytes = Buffer.from(text, 'utf8');
+      const pieces = [0, 7, 100, 101, 333, 1000, 4096].filter((at) => at < bytes.length);
+      pieces.forEach((at, index) => response.write(bytes.subarray(at, pieces[index + 1] ?? bytes.length)));
+      response.end();
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  gateway = createGateway({ port: 0, upstreams: { chat: `${base}/v1`, responses: `${base}/v1`, messages: base }, env: {}, retry: { initialDelayMs: 1, maxDelayMs: 2 } });
+  await gateway.listen();
+});
+afterAll(async () => {
+  await gateway.close();
+  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+});
+
+function post(protocol: Protocol, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${gateway.url}${ROUTES[protocol]}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'x-api-key': 'k' },
+    body: JSON.stringify({ model: 'm', max_tokens: 64, stream: true, ...body }),
+  });
+}
+
+/** A recording the turn ends on normally: terminal frame, no error event (cut or error recordings end otherwise). */
+async function endsNormally(protocol: Protocol, text: string): Promise<boolean> {
+  const events: DecodedStreamEvent[] = await collectEvents(selectAdapter(protocol).decodeStream(streamOfText(text)));
+  return events.some((event) => event.type === 'stream-end' && event.terminalFrameSeen) && !events.some((event) => event.type === 'error');
+}
+
+describe('raw relay: every recorded provider stream reaches the client byte for byte (issue 7, R8.2)', () => {
+  for (const protocol of PROTOCOLS) {
+    it(`${protocol}: recordings that end normally are relayed unchanged, fields the adapters do not model included`, async () => {
+      let relayed = 0;
+      for (const recording of readRecordedStreams(protocol)) {
+        const text = frameRecordedLines(protocol, recording.lines);
+        if (!(await endsNormally(protocol, text))) continue;
+        replies.push(text);
+        // Chat: the client asks for usage, so nothing is left out.
+        const response = await post(protocol, protocol === 'chat' ? { stream_options: { include_usage: true } } : {});
+        expect(response.status, recording.name).toBe(200);
+        expect(await response.text(), recording.name).toBe(text);
+        relayed += 1;
+      }
+      expect(relayed).toBeGreaterThanOrEqual(4);
+    });
+  }
+
+  it('chat: a client that did not ask for usage gets no usage-only chunk; every other chunk is the upstream’s', async () => {
+    const recording = readRecordedStreams('chat').find((stream) => stream.lines.some((line) => line.includes('"choices":[]')));
+    expect(recording).toBeDefined();
+    const text = frameRecordedLines('chat', recording!.lines);
+    replies.push(text);
+    const body = await (await post('chat', {})).text();
+    const usageOnly = text.split('\n\n').filter((record) => record.includes('"choices":[]'));
+    expect(usageOnly.length).toBeGreaterThan(0);
+    expect(body).toBe(text.split('\n\n').filter((record) => !record.includes('"choices":[]')).join('\n\n'));
+  });
+});
+
+describe('raw relay splices the encoder in where the stream must change (issue 7, R8.3)', () => {
+  it('an in-stream error right after text in the same read: the text once, then the encoder’s error and [DONE], not the upstream’s record', async () => {
+    const chunk = (fields: Record<string, unknown>): string => `data: ${JSON.stringify({ id: 'chatcmpl-raw', object: 'chat.completion.chunk', created: 1, model: 'm', ...fields })}\n\n`;
+    const upstreamError = 'data: {"error":{"message":"upstream broke","type":"server_error","code":"boom_upstream"}}\n\n';
+    replies.push(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello ' }, finish_reason: null }] }) + chunk({ choices: [{ index: 0, delta: { content: 'world' }, finish_reason: null }] }) + upstreamError);
+    const records = await readSseRecords(await post('chat', {}));
+    const text = records.flatMap((record) => (record.data.startsWith('{"id"') ? [JSON.parse(record.data).choices[0]?.delta?.content ?? ''] : [])).join('');
+    expect(text).toBe('Hello world');
+    expect(records.filter((record) => record.data.includes('"error"'))).toHaveLength(1);
+    expect(records.some((record) => record.data.includes('boom_upstream') && record.data.startsWith('{"error":{"message":"upstream broke","type":"server_error","code":"boom_upstream"}}'))).toBe(false);
+    expect(records.at(-1)?.data).toBe('[DONE]');
+  });
+
+  it('messages recovery after relayed thinking: one message_start, block indices continue, every block stopped once', async () => {
+    const harness = await startHarness();
+    try {
+      harness.upstream.messages.enqueue(scenario.messages().reasoning(300).usage({ input: 5, output: 1 }).eof(), scenario.messages().text('Recovered.').usage({ input: 5, output: 2 }));
+      const response = await fetch(`${harness.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+        body: JSON.stringify({ model: 'claude-test', max_tokens: 4096, stream: true, messages: [{ role: 'user', content: 'think' }] }),
+      });
+      const events = (await readSseRecords(response)).map((record) => JSON.parse(record.data) as { type: string; index?: number });
+      expect(events.filter((event) => event.type === 'message_start')).toHaveLength(1);
+      const starts = events.filter((event) => event.type === 'content_block_start').map((event) => event.index);
+      const stops = events.filter((event) => event.type === 'content_block_stop').map((event) => event.index);
+      expect(starts).toEqual([0, 1]);
+      expect([...stops].sort()).toEqual([0, 1]);
+      expect(events.at(-1)?.type).toBe('message_stop');
+      expect(harness.upstream.requests).toHaveLength(2);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('an attempt retried before any output leaves no byte behind: the client gets the second attempt only', async () => {
+    const harness = await startHarness();
+    try {
+      harness.upstream.messages.enqueue(scenario.messages().text('never shown').usage({ input: 1, output: 1 }).eof({ afterEvents: 1 }), scenario.messages().text('Shown once.').usage({ input: 1, output: 2 }));
+      const response = await fetch(`${harness.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+        body: JSON.stringify({ model: 'claude-test', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      const records = await readSseRecords(response);
+      expect(records.filter((record) => record.event === 'message_start')).toHaveLength(1);
+      expect(records.map((record) => record.data).join('')).not.toContain('never shown');
+      expect(harness.upstream.requests).toHaveLength(2);
+    } finally {
+      await harness.close();
+    }
+  });
+});
