@@ -25,6 +25,22 @@ export class ChatChunkEncoder {
   private roleSent = false;
   private usage: Usage | undefined;
   private readonly toolCallIndexes = new Map<string, { index: number; sentInput: string }>();
+  /** False while `observe` runs: records are not rendered (no JSON.stringify), state still advances. */
+  private rendering = true;
+
+  /**
+   * Advances the state as `encode(event)` would, rendering nothing: for a
+   * relay that forwarded the upstream's own bytes for this event and may have
+   * to continue the same response with this encoder later (gateway splice).
+   */
+  observe(event: TurnEvent): void {
+    this.rendering = false;
+    try {
+      this.encode(event);
+    } finally {
+      this.rendering = true;
+    }
+  }
 
   encode(event: TurnEvent): string[] {
     switch (event.type) {
@@ -61,7 +77,7 @@ export class ChatChunkEncoder {
       case 'finish':
         return [this.record({ choices: [{ index: 0, delta: this.roleDelta({}), logprobs: null, finish_reason: toChatFinishReason(event.finishReason) }] })];
       case 'error':
-        return [`data: ${JSON.stringify({ error: toOpenAiErrorBody(event.error) })}\n\n`];
+        return this.rendering ? [`data: ${JSON.stringify({ error: toOpenAiErrorBody(event.error) })}\n\n`] : [];
       case 'text-start':
       case 'text-end':
       case 'reasoning-start':
@@ -108,6 +124,7 @@ export class ChatChunkEncoder {
   }
 
   private record(fields: Record<string, unknown>): string {
+    if (!this.rendering) return '';
     const chunk = { id: this.responseId, object: 'chat.completion.chunk', created: this.created, model: this.model, ...fields };
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }

@@ -37,9 +37,25 @@ export class MessagesStreamEncoder {
   #usage: Usage | undefined;
   #messageStarted = false;
   #closed = false;
+  /** False while `observe` runs: frames are not rendered (no JSON.stringify), state still advances. */
+  #rendering = true;
 
   constructor(options: EncodeMessagesStreamOptions = {}) {
     this.#options = options;
+  }
+
+  /**
+   * Advances the state as `encodeEvent(event)` would, rendering nothing: for
+   * a relay that forwarded the upstream's own bytes for this event and may
+   * have to continue the same message with this encoder later (gateway splice).
+   */
+  observe(event: TurnEvent): void {
+    this.#rendering = false;
+    try {
+      this.encodeEvent(event);
+    } finally {
+      this.#rendering = true;
+    }
   }
 
   /** One neutral event → SSE text (often empty). */
@@ -89,10 +105,10 @@ export class MessagesStreamEncoder {
         return this.#finish(mapFinishReasonToMessages(event.finishReason));
       case 'error':
         this.#closed = true;
-        return frame('error', { type: 'error', error: { type: toMessagesErrorType(event.error.kind), message: event.error.message } });
+        return this.#frame('error', { type: 'error', error: { type: toMessagesErrorType(event.error.kind), message: event.error.message } });
       case 'heartbeat':
         // R1.11: keeps the host's connection alive during a long wait; the SDK skips pings.
-        return frame('ping', { type: 'ping' });
+        return this.#frame('ping', { type: 'ping' });
       case 'retry':
       case 'recovery-start':
       case 'tombstone':
@@ -120,7 +136,7 @@ export class MessagesStreamEncoder {
       stop_sequence: null,
       usage: convertUsageToMessages(this.#usage),
     };
-    return frame('message_start', { type: 'message_start', message });
+    return this.#frame('message_start', { type: 'message_start', message });
   }
 
   #startBlock(id: string, kind: EncodedBlock['kind'], contentBlock: NativeRecord): string {
@@ -129,34 +145,38 @@ export class MessagesStreamEncoder {
     const block: EncodedBlock = { index: this.#nextIndex, kind, sentInput: false };
     this.#nextIndex += 1;
     this.#blocks.set(id, block);
-    return start + frame('content_block_start', { type: 'content_block_start', index: block.index, content_block: contentBlock });
+    return start + this.#frame('content_block_start', { type: 'content_block_start', index: block.index, content_block: contentBlock });
   }
 
   #delta(id: string, delta: NativeRecord): string {
     const block = this.#blocks.get(id);
     if (block === undefined) return '';
     if (delta['type'] === 'input_json_delta') block.sentInput = true;
-    return frame('content_block_delta', { type: 'content_block_delta', index: block.index, delta });
+    return this.#frame('content_block_delta', { type: 'content_block_delta', index: block.index, delta });
   }
 
   #stopBlock(id: string): string {
     const block = this.#blocks.get(id);
     if (block === undefined) return '';
     this.#blocks.delete(id);
-    return frame('content_block_stop', { type: 'content_block_stop', index: block.index });
+    return this.#frame('content_block_stop', { type: 'content_block_stop', index: block.index });
   }
 
   #finish(stopReason: string): string {
     let text = this.#ensureMessageStart();
     for (const id of [...this.#blocks.keys()]) text += this.#stopBlock(id);
-    text += frame('message_delta', {
+    text += this.#frame('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },
       usage: convertUsageToMessages(this.#usage),
     });
-    text += frame('message_stop', { type: 'message_stop' });
+    text += this.#frame('message_stop', { type: 'message_stop' });
     this.#closed = true;
     return text;
+  }
+
+  #frame(eventType: string, data: unknown): string {
+    return this.#rendering ? frame(eventType, data) : '';
   }
 }
 

@@ -11,6 +11,15 @@ export class ResponsesStreamEncoder implements SseTextEncoder {
   readonly #builder = new ResponsesStreamEventBuilder();
   #sequenceNumber = 0;
 
+  /**
+   * Advances the state as `encodeEvent(event)` would — item bookkeeping and
+   * sequence numbers — rendering nothing: for a relay that forwarded the
+   * upstream's own bytes for this event (gateway splice).
+   */
+  observe(event: TurnEvent): void {
+    this.#sequenceNumber += this.#builder.build(event).length;
+  }
+
   /** The SSE records for one neutral event ('' when it has no wire form of its own). */
   encodeEvent(event: TurnEvent): string {
     return this.#frame(this.#builder.build(event));

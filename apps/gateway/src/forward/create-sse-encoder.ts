@@ -1,10 +1,15 @@
 import { ChatChunkEncoder } from '@turnguard/adapter-chat';
 import { MessagesStreamEncoder } from '@turnguard/adapter-messages';
 import { ResponsesStreamEncoder } from '@turnguard/adapter-responses';
-import type { Protocol, SseTextEncoder } from '@turnguard/core';
+import type { Protocol, SseTextEncoder, TurnEvent } from '@turnguard/core';
 
-/** An encoder the raw relay can splice into: Responses continues the upstream's sequence numbers. */
+/**
+ * An encoder the raw relay can splice into: `observe` follows events whose
+ * upstream bytes were relayed (state only, nothing rendered); Responses
+ * continues the upstream's sequence numbers.
+ */
 export interface SpliceableSseEncoder extends SseTextEncoder {
+  observe(event: TurnEvent): void;
   continueSequenceAt?(next: number): void;
 }
 
@@ -18,11 +23,15 @@ export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   switch (protocol) {
     case 'chat': {
       const encoder = new ChatChunkEncoder();
-      return { encodeEvent: (event) => joinRecords(encoder.encode(event)), finish: () => joinRecords(encoder.finish()) };
+      return {
+        encodeEvent: (event) => joinRecords(encoder.encode(event)),
+        observe: (event) => encoder.observe(event),
+        finish: () => joinRecords(encoder.finish()),
+      };
     }
     case 'messages': {
       const encoder = new MessagesStreamEncoder();
-      return { encodeEvent: (event) => encoder.encodeEvent(event), finish: () => '' };
+      return { encodeEvent: (event) => encoder.encodeEvent(event), observe: (event) => encoder.observe(event), finish: () => '' };
     }
     case 'responses':
       return new ResponsesStreamEncoder();

@@ -26,8 +26,8 @@ type Mode = 'holding' | 'raw' | 'encode';
  *   in-stream error, or bytes of an attempt that is then retried, never go out.
  * - Splice: at `recovery-start` or a final `error`, raw output stops at the
  *   last whole record already written; the events consumed since are encoded
- *   instead, then everything after. The encoder has been fed every event
- *   behind the written bytes (its output discarded), so it continues the same
+ *   instead, then everything after. The encoder has observed every event
+ *   behind the written bytes (state only, no rendering), so it continues the same
  *   response: no second `message_start` / `response.created`, the next block
  *   and output indices, the upstream's ids; Responses `sequence_number`s
  *   continue after the last relayed one.
@@ -124,8 +124,8 @@ export class SplicingSseOutput implements UpstreamByteTap {
     if (end === 0) return;
     const bytes = this.#pending.subarray(0, end);
     this.#pending = end === this.#pending.length ? EMPTY : this.#pending.subarray(end);
-    // The encoder follows what the client has: its output for these events is the bytes below.
-    for (const event of this.#unwritten) this.#encoder.encodeEvent(event);
+    // The encoder follows what the client has (state only, nothing rendered): the bytes below stand for these events.
+    for (const event of this.#unwritten) this.#encoder.observe(event);
     this.#unwritten.length = 0;
     this.#writeRaw(bytes);
   }
