@@ -72,7 +72,7 @@ export async function loadSdks() {
   return { OpenAI: openai.default, Anthropic: anthropic.default };
 }
 
-/** The same eventsource-parser file the adapters' dist imports (one copy in the store, 3.1.1). */
+/** eventsource-parser 3.1.1 for the floor (a devDependency of adapter-responses; the decoders frame with core's SseFramer, decision 0202). */
 export async function loadEventsourceParser() {
   return import(resolveEsmEntry(fromPackage('packages/adapter-responses'), 'eventsource-parser'));
 }

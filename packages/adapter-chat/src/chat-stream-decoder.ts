@@ -1,6 +1,6 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { TurnError, type DecodedStreamEvent, type TurnEvent } from '@turnguard/core';
+import { decodeSseStream, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
+import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
 import { ChatToolCallAssembler } from './chat-tool-call-assembler.js';
 import { classifyChatStreamError } from './classify-chat-error.js';
 import { convertChatUsage } from './convert-chat-usage.js';
@@ -8,48 +8,26 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
 
 /**
  * Chat SSE bytes → neutral events, incrementally (R7.2): bytes → SSE records
- * (eventsource-parser) → `chat.completion.chunk` payloads → events. Never
+ * (core's SseFramer, decision 0202) → `chat.completion.chunk` payloads → events. Never
  * buffers the body. The last item is `{type:'stream-end', terminalFrameSeen}`;
  * the terminal frame is a choice with a non-null `finish_reason` — `[DONE]`
  * alone is not one (SPEC "terminal frame"). Bad data becomes an `error`
  * event; a failure of the body stream itself is thrown.
  */
-export async function* decodeChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
-  const decoder = new ChatChunkDecoder();
-  // One array reused for every read: the parser callback decodes each record
-  // into it, then this one generator yields its items from a plain loop. A
-  // nested generator or a `yield*` per record cost more than the decoding
-  // itself (bench/README.md, "decode").
-  const events: DecodedStreamEvent[] = [];
-  let atEndOfBody = false;
-  const parser = createParser({ onEvent: (record) => decoder.pushRecordEvents(record, atEndOfBody, events) });
-  const textDecoder = new TextDecoder();
-  const reader = body.getReader();
-  let finished = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parser.feed(textDecoder.decode(value, { stream: true }));
-      for (let index = 0; index < events.length; index += 1) yield events[index]!;
-      events.length = 0;
-    }
-    finished = true;
-    atEndOfBody = true;
+export function decodeChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+  // Core's decodeSseStream: each read's records are decoded into one reused
+  // batch that `next()` serves without an async-generator step per event
+  // (bench/README.md, "decode"; decision 0200).
+  return decodeSseStream<DecodedStreamEvent>(body, {
+    decoder: new ChatSseDecoder(),
     // A last record without its blank line still counts (openai-node flushes its line decoder too).
-    parser.feed(textDecoder.decode());
-    parser.feed('\n\n');
-    decoder.pushEndEvents(events);
-    for (let index = 0; index < events.length; index += 1) yield events[index]!;
-    events.length = 0;
-  } finally {
-    // The consumer stopped early: release the upstream body.
-    if (!finished) await reader.cancel().catch(() => undefined);
-    reader.releaseLock();
-  }
+    lastRecord: 'always',
+  });
 }
 
 type BlockKind = 'text' | 'reasoning';
+
+const MAX_LEARN_BUDGET = 8;
 
 /**
  * Per-segment decoding state: one instance per response body. The `push*`
@@ -64,8 +42,17 @@ export class ChatChunkDecoder {
   private metadataSent = false;
   private terminalFrameSeen = false;
   private doneSeen = false;
+  /** The stream's repetitive delta chunk, so its next ones skip JSON.parse (decision 0201). */
+  private deltaTemplate: ChatDeltaTemplate | undefined;
+  /** Learning attempts left; a hit earns one back, so a shape that never repeats stops costing. */
+  private learnBudget: number;
 
-  handleRecord(record: EventSourceMessage, atEndOfBody: boolean): TurnEvent[] {
+  /** `learnRecordShapes: false` turns the template fast path off (the reference its tests compare with). */
+  constructor(options: { learnRecordShapes?: boolean } = {}) {
+    this.learnBudget = options.learnRecordShapes === false ? 0 : MAX_LEARN_BUDGET;
+  }
+
+  handleRecord(record: SseRecord, atEndOfBody: boolean): TurnEvent[] {
     const events: TurnEvent[] = [];
     this.pushRecordEvents(record, atEndOfBody, events);
     return events;
@@ -78,9 +65,24 @@ export class ChatChunkDecoder {
   }
 
   /** One SSE record → its events, appended to `events`. Never throws. */
-  pushRecordEvents(record: EventSourceMessage, atEndOfBody: boolean, events: DecodedStreamEvent[]): void {
+  pushRecordEvents(record: SseRecord, atEndOfBody: boolean, events: DecodedStreamEvent[]): void {
+    this.pushFieldsEvents(record.event, record.data, atEndOfBody, events);
+  }
+
+  /** `pushRecordEvents` taking the record's fields, as core's SSE framer hands them over (no object per record). */
+  pushFieldsEvents(eventName: string | undefined, rawData: string, atEndOfBody: boolean, events: DecodedStreamEvent[]): void {
     if (this.doneSeen) return;
-    const data = record.data.trim();
+    const data = rawData.trim();
+    const learned = this.deltaTemplate;
+    // The fast path: only when nothing but the delta could differ from the learned chunk's effect.
+    if (learned !== undefined && this.metadataSent && eventName !== 'error') {
+      const value = learned.template.matchValue(data);
+      if (value !== undefined) {
+        if (this.learnBudget < MAX_LEARN_BUDGET) this.learnBudget += 1;
+        if (!this.terminalFrameSeen) this.appendToBlock(learned.kind, value, events);
+        return;
+      }
+    }
     if (data === '[DONE]') {
       this.doneSeen = true;
       return;
@@ -96,7 +98,7 @@ export class ChatChunkDecoder {
       return;
     }
     // openai-node Stream.fromSSEResponse: `event: error`, or any payload with a truthy `error`.
-    if (record.event === 'error' || (isRecord(payload) && (Boolean(payload.error) || payload.object === 'error'))) {
+    if (eventName === 'error' || (isRecord(payload) && (Boolean(payload.error) || payload.object === 'error'))) {
       events.push({ type: 'error', error: classifyChatStreamError(payload) });
       return;
     }
@@ -105,6 +107,16 @@ export class ChatChunkDecoder {
       return;
     }
     this.pushChunkEvents(payload, events);
+    if (this.learnBudget > 0 && this.metadataSent && !this.terminalFrameSeen) this.learnDeltaTemplate(data, payload);
+  }
+
+  private learnDeltaTemplate(data: string, payload: Record<string, unknown>): void {
+    const choice = findFirstChoice(payload.choices);
+    // Cheap pre-check: only a chunk with a delta string is worth lexing.
+    if (choice === undefined || !isRecord(choice.delta)) return;
+    this.learnBudget -= 1;
+    const learned = learnChatDeltaTemplate(data, payload);
+    if (learned !== undefined) this.deltaTemplate = learned;
   }
 
   /** The stream's last events: the open block's end, then `stream-end`. */
@@ -138,22 +150,21 @@ export class ChatChunkDecoder {
   }
 
   private pushMetadata(chunk: Record<string, unknown>, events: DecodedStreamEvent[]): void {
-    const metadata: Extract<TurnEvent, { type: 'response-metadata' }> = { type: 'response-metadata' };
-    let known = false;
-    if (typeof chunk.id === 'string' && chunk.id !== '') {
-      metadata.responseId = chunk.id;
-      known = true;
-    }
-    if (typeof chunk.model === 'string' && chunk.model !== '') {
-      metadata.model = chunk.model;
-      known = true;
-    }
-    if (typeof chunk.created === 'number') {
-      metadata.createdAt = chunk.created;
-      known = true;
-    }
-    if (!known) return;
+    const responseId = typeof chunk.id === 'string' && chunk.id !== '' ? chunk.id : undefined;
+    const model = typeof chunk.model === 'string' && chunk.model !== '' ? chunk.model : undefined;
+    const createdAt = typeof chunk.created === 'number' ? chunk.created : undefined;
+    if (responseId === undefined && model === undefined && createdAt === undefined) return;
     this.metadataSent = true;
+    // One literal when all are known (real streams): properties added one by one
+    // make hidden-class transitions a GC drops, and the optimised decoder with them (decision 0202).
+    if (responseId !== undefined && model !== undefined && createdAt !== undefined) {
+      events.push({ type: 'response-metadata', responseId, model, createdAt });
+      return;
+    }
+    const metadata: Extract<TurnEvent, { type: 'response-metadata' }> = { type: 'response-metadata' };
+    if (responseId !== undefined) metadata.responseId = responseId;
+    if (model !== undefined) metadata.model = model;
+    if (createdAt !== undefined) metadata.createdAt = createdAt;
     events.push(metadata);
   }
 
@@ -195,28 +206,30 @@ export class ChatChunkDecoder {
   }
 }
 
-/** The choice with `index` 0 (absent counts as 0), without a closure per chunk. */
-function findFirstChoice(choices: unknown): Record<string, unknown> | undefined {
-  if (!Array.isArray(choices)) return undefined;
-  for (const entry of choices) {
-    if (isRecord(entry) && (entry.index ?? 0) === 0) return entry;
-  }
-  return undefined;
+function malformedChunk(message: string): TurnError {
+  return new TurnError({ kind: 'server', code: 'MALFORMED_CHUNK', message });
 }
 
 /**
- * `delta.reasoning_content ?? delta.reasoning` (vercel/ai openai-compatible),
- * as a string, `{text}` or `{content}` (codex-rs/codex-api/src/sse/chat.rs).
+ * The per-stream decoder handed to core's iterator. A class, not an object of
+ * closures, with one idle instance held: V8 then keeps its hidden class and
+ * the optimised decode path across a full GC between streams (decision 0202).
  */
-function readReasoningText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (isRecord(value)) {
-    if (typeof value.text === 'string') return value.text;
-    if (typeof value.content === 'string') return value.content;
-  }
-  return '';
-}
+class ChatSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
+  static readonly #shapeAnchor = new ChatSseDecoder();
+  readonly #decoder = new ChatChunkDecoder();
+  #atEndOfBody = false;
 
-function malformedChunk(message: string): TurnError {
-  return new TurnError({ kind: 'server', code: 'MALFORMED_CHUNK', message });
+  pushRecordEvents(eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {
+    this.#decoder.pushFieldsEvents(eventName, data, this.#atEndOfBody, events);
+  }
+
+  pushEndEvents(events: DecodedStreamEvent[]): void {
+    this.#decoder.pushEndEvents(events);
+  }
+
+  /** Records flushed from here on were cut by the end of the body: a bad one is not an error. */
+  markBodyEnd(): void {
+    this.#atEndOfBody = true;
+  }
 }

@@ -1,9 +1,8 @@
-import type { DecodedStreamEvent, StreamEnd } from '@turnguard/core';
+import { decodeSseStream, RecordTemplate, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd } from '@turnguard/core';
 import { classifyMessagesStreamError, createInvalidStreamDataError } from './classify-messages-error.js';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
 import { isRecord, type NativeRecord } from './messages-types.js';
-import { decodeSseBody } from './read-sse-events.js';
 
 type OpenBlock =
   | { kind: 'text'; id: string }
@@ -12,6 +11,17 @@ type OpenBlock =
   | { kind: 'tool'; toolCallId: string; toolName: string; inputParts: string[]; initialInput: unknown }
   /** Server tool blocks, citations containers…: no neutral event; their deltas are skipped. */
   | { kind: 'ignored' };
+
+interface DeltaTemplate {
+  template: RecordTemplate;
+  eventName: string | undefined;
+  index: number;
+  blockKind: 'text' | 'reasoning';
+}
+
+const MAX_LEARN_BUDGET = 8;
+const TEXT_DELTA = { valueKey: 'text', blockKind: 'text' } as const;
+const THINKING_DELTA = { valueKey: 'thinking', blockKind: 'reasoning' } as const;
 
 /**
  * Messages SSE records → neutral events (R7.2), one record at a time. Pure
@@ -34,6 +44,15 @@ export class MessagesStreamDecoder {
   /** Any tool-use block started, modelled or not (server_tool_use, mcp_tool_use…): R4.1. */
   #toolCallSeen = false;
   readonly #blocks = new Map<number, OpenBlock>();
+  /** The stream's repetitive text/thinking delta record, so its next ones skip JSON.parse (decision 0201). */
+  #delta: DeltaTemplate | undefined;
+  /** Learning attempts left; a hit earns one back, so a shape that never repeats stops costing. */
+  #learnBudget: number;
+
+  /** `learnRecordShapes: false` turns the template fast path off (the reference its tests compare with). */
+  constructor(options: { learnRecordShapes?: boolean } = {}) {
+    this.#learnBudget = options.learnRecordShapes === false ? 0 : MAX_LEARN_BUDGET;
+  }
 
   /** One SSE record → the neutral events it stands for (often none). Never throws. */
   decodeRecord(eventName: string | undefined, data: string): DecodedStreamEvent[] {
@@ -47,6 +66,15 @@ export class MessagesStreamDecoder {
    * per-read batch), so a record allocates only the events it stands for.
    */
   pushRecordEvents(eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {
+    const learned = this.#delta;
+    if (learned !== undefined && eventName === learned.eventName) {
+      const value = learned.template.matchValue(data);
+      if (value !== undefined) {
+        if (this.#learnBudget < MAX_LEARN_BUDGET) this.#learnBudget += 1;
+        this.#pushLearnedDelta(learned, value, events);
+        return;
+      }
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -71,6 +99,7 @@ export class MessagesStreamDecoder {
       case 'content_block_start':
         return this.#startBlock(parsed, events);
       case 'content_block_delta':
+        if (this.#learnBudget > 0) this.#learnDeltaTemplate(eventName, data, parsed);
         return this.#applyDelta(parsed, events);
       case 'content_block_stop':
         return this.#stopBlock(parsed['index'], events);
@@ -89,6 +118,32 @@ export class MessagesStreamDecoder {
     return this.#toolCallSeen
       ? { type: 'stream-end', terminalFrameSeen: this.#terminalFrameSeen, toolCallSeen: true }
       : { type: 'stream-end', terminalFrameSeen: this.#terminalFrameSeen };
+  }
+
+  /**
+   * What `#applyDelta` does for a record of the learned shape: everything but
+   * the value is the learned record's constant text (type, index, delta type).
+   */
+  #pushLearnedDelta(learned: DeltaTemplate, value: string, events: DecodedStreamEvent[]): void {
+    if (this.#stopped || this.#spliced) return;
+    const block = this.#blocks.get(learned.index);
+    if (block?.kind !== learned.blockKind) return;
+    events.push(block.kind === 'text' ? { type: 'text-delta', id: block.id, delta: value } : { type: 'reasoning-delta', id: block.id, delta: value });
+  }
+
+  #learnDeltaTemplate(eventName: string | undefined, data: string, parsed: NativeRecord): void {
+    const index = parsed['index'];
+    const delta = parsed['delta'];
+    if (eventName === 'error' || eventName === 'ping' || parsed['type'] !== 'content_block_delta') return;
+    if (typeof index !== 'number' || !isRecord(delta)) return;
+    const shape = delta['type'] === 'text_delta' ? TEXT_DELTA : delta['type'] === 'thinking_delta' ? THINKING_DELTA : undefined;
+    if (shape === undefined || typeof delta[shape.valueKey] !== 'string' || delta[shape.valueKey] === '') return;
+    this.#learnBudget -= 1;
+    const template = RecordTemplate.learn(data, {
+      valueKey: shape.valueKey,
+      readValue: (probed) => (isRecord(probed) && isRecord(probed['delta']) ? probed['delta'][shape.valueKey] : undefined),
+    });
+    if (template !== undefined) this.#delta = { template, eventName, index, blockKind: shape.blockKind };
   }
 
   #startMessage(event: NativeRecord, events: DecodedStreamEvent[]): void {
@@ -252,15 +307,31 @@ function joinToolInput(block: { inputParts: string[]; initialInput: unknown }): 
 
 /**
  * Bytes of a Messages SSE body → neutral events, ending with `stream-end` (R7.2).
- * One async generator (`decodeSseBody`) that decodes each network read's
- * records into a batch and yields it event by event: no generator stacked on
- * a record reader, no `yield*` per record (bench/README.md, "decode").
+ * Core's `decodeSseStream` decodes each network read's records into one batch
+ * and serves it without an async-generator step per event (decision 0200).
+ * UTF-8 is decoded in streaming mode; a record not closed by a blank line
+ * when the body ends is dropped, as the SSE spec says: the stream was cut
+ * inside it (anthropic-sdk-typescript src/core/streaming.ts reads it the same
+ * way). Errors of the body stream itself propagate, after earlier events.
  */
 export function decodeMessagesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
-  const decoder = new MessagesStreamDecoder();
-  return decodeSseBody<DecodedStreamEvent>(
-    body,
-    (record, events) => decoder.pushRecordEvents(record.event, record.data, events),
-    (events) => events.push(decoder.end()),
-  );
+  return decodeSseStream<DecodedStreamEvent>(body, { decoder: new MessagesSseDecoder(), lastRecord: 'drop' });
+}
+
+/**
+ * The per-stream decoder handed to core's iterator. A class, not an object of
+ * closures, with one idle instance held: V8 then keeps its hidden class and
+ * the optimised decode path across a full GC between streams (decision 0202).
+ */
+class MessagesSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
+  static readonly #shapeAnchor = new MessagesSseDecoder();
+  readonly #decoder = new MessagesStreamDecoder();
+
+  pushRecordEvents(eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {
+    this.#decoder.pushRecordEvents(eventName, data, events);
+  }
+
+  pushEndEvents(events: DecodedStreamEvent[]): void {
+    events.push(this.#decoder.end());
+  }
 }

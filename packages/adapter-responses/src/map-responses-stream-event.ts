@@ -1,4 +1,4 @@
-import { TurnError, type DecodedStreamEvent, type StreamEnd, type TurnEvent } from '@turnguard/core';
+import { RecordTemplate, TurnError, type DecodedStreamEvent, type StreamEnd, type TurnEvent } from '@turnguard/core';
 import { classifyResponsesStreamError } from './classify-responses-error.js';
 import { convertResponsesUsage } from './convert-responses-usage.js';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.js';
@@ -16,6 +16,26 @@ interface SentText {
 }
 
 const SENT_TAIL_CHARS = 64;
+const MAX_LEARN_BUDGET = 8;
+
+type DeltaKind = 'text' | 'reasoning' | 'tool';
+
+/** The delta record types and what their `delta` feeds (as in `pushEventEvents`' first cases). */
+const DELTA_KINDS: ReadonlyMap<string, DeltaKind> = new Map([
+  ['response.output_text.delta', 'text'],
+  ['response.refusal.delta', 'text'],
+  ['response.reasoning_summary_text.delta', 'reasoning'],
+  ['response.reasoning_text.delta', 'reasoning'],
+  ['response.function_call_arguments.delta', 'tool'],
+  ['response.custom_tool_call_input.delta', 'tool'],
+]);
+
+interface DeltaTemplate {
+  template: RecordTemplate;
+  kind: DeltaKind;
+  /** The text block id (text) or item id (reasoning, tool) read from the learned record. */
+  id: string | undefined;
+}
 const NOTHING_SENT: SentText = { length: 0, tail: '' };
 
 interface ToolCallState {
@@ -45,6 +65,15 @@ export class ResponsesStreamEventMapper {
   private readonly openReasonings = new Map<string, string>();
   /** Tool calls by item id (deltas carry `item_id`, not `call_id`: wire-formats §3.2). */
   private readonly toolCalls = new Map<string, ToolCallState>();
+  /** The stream's repetitive delta record, so its next ones skip JSON.parse (decision 0201). */
+  private deltaTemplate: DeltaTemplate | undefined;
+  /** Learning attempts left; a hit earns one back, so a shape that never repeats stops costing. */
+  private learnBudget: number;
+
+  /** `learnRecordShapes: false` turns the template fast path off (the reference its tests compare with). */
+  constructor(options: { learnRecordShapes?: boolean } = {}) {
+    this.learnBudget = options.learnRecordShapes === false ? 0 : MAX_LEARN_BUDGET;
+  }
 
   /** One SSE record (its `data` text) → neutral events. */
   mapRecord(data: string): DecodedStreamEvent[] {
@@ -58,6 +87,15 @@ export class ResponsesStreamEventMapper {
     // Nothing after the terminal frame belongs to this response; openai-node
     // also tolerates a trailing `[DONE]` (wire-formats §3.1).
     if (this.terminalFrameSeen || data.trim() === '[DONE]') return;
+    const learned = this.deltaTemplate;
+    if (learned !== undefined) {
+      const value = learned.template.matchValue(data);
+      if (value !== undefined) {
+        if (this.learnBudget < MAX_LEARN_BUDGET) this.learnBudget += 1;
+        this.pushDelta(learned.kind, learned.id, value, events);
+        return;
+      }
+    }
     let payload: unknown;
     try {
       payload = JSON.parse(data);
@@ -70,6 +108,33 @@ export class ResponsesStreamEventMapper {
       return;
     }
     this.pushEventEvents(payload, events);
+    if (this.learnBudget > 0 && typeof payload.delta === 'string' && payload.delta !== '') this.learnDeltaTemplate(data, payload);
+  }
+
+  /**
+   * Learns the shape of a delta record (text, reasoning or tool input). Its
+   * type, ids and indexes are constant text of the template; only
+   * `sequence_number`, which nothing here reads, may vary besides the value.
+   */
+  private learnDeltaTemplate(data: string, payload: JsonObject): void {
+    const type = readString(payload.type);
+    const kind = type === undefined ? undefined : DELTA_KINDS.get(type);
+    if (kind === undefined) return;
+    this.learnBudget -= 1;
+    const template = RecordTemplate.learn(data, {
+      valueKey: 'delta',
+      ignoredIntegerKeys: ['sequence_number'],
+      readValue: (probed) => (isJsonObject(probed) ? probed.delta : undefined),
+    });
+    if (template === undefined) return;
+    this.deltaTemplate = { template, kind, id: kind === 'text' ? readTextId(payload) : readString(payload.item_id) };
+  }
+
+  /** What `pushEventEvents` does for a delta record of `kind` (the same calls, the same arguments). */
+  private pushDelta(kind: DeltaKind, id: string | undefined, delta: string, events: DecodedStreamEvent[]): void {
+    if (kind === 'text') this.pushText(id, delta, events);
+    else if (kind === 'reasoning') this.pushReasoning(id, delta, events);
+    else this.pushToolInput(id, delta, events);
   }
 
   /** The last item of the stream (R7.2). */

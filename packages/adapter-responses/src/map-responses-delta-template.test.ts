@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
+
+const literal = fc.oneof(
+  fc.string({ unit: 'binary' }).map((text) => JSON.stringify(text)),
+  fc.string({ unit: fc.constantFrom('a', '"', '\\', 'u', '0', '\n', '\u0001', 'é', '\ud83d', '/') }).map((raw) => `"${raw}"`),
+);
+const textDelta = (seq: number, value: string, contentIndex = 0) =>
+  `{"type":"response.output_text.delta","sequence_number":${seq},"item_id":"msg_1","output_index":1,"content_index":${contentIndex},"delta":${value}}`;
+const record = fc.oneof(
+  fc.tuple(fc.nat(), literal).map(([seq, value]) => textDelta(seq, value)),
+  fc.tuple(fc.nat(), literal).map(([seq, value]) => textDelta(seq, value, 1)),
+  fc.tuple(fc.nat(), literal).map(([seq, value]) => `{"type":"response.reasoning_summary_text.delta","sequence_number":${seq},"item_id":"rs_1","output_index":0,"summary_index":0,"delta":${value}}`),
+  fc.tuple(fc.nat(), literal).map(([seq, value]) => `{"type":"response.output_text.delta","sequence_number":${seq},"item_id":"msg_1","output_index":1,"content_index":0,"delta":${value},"delta":"dup"}`),
+  fc.constant('{"type":"response.content_part.done","item_id":"msg_1","content_index":0}'),
+  fc.constant('{"type":"response.completed","response":{"status":"completed"}}'),
+);
+
+function decodeAll(records: string[], learnRecordShapes: boolean) {
+  const mapper = new ResponsesStreamEventMapper({ learnRecordShapes });
+  const events: unknown[] = [];
+  for (const data of records) mapper.pushRecordEvents(data, events as never[]);
+  events.push(mapper.end());
+  return events;
+}
+
+describe('Responses delta fast path (decision 0201, R7.2)', () => {
+  it('decodes a learned text delta shape, whatever its sequence_number, to the same events as a full parse', () => {
+    const records = [textDelta(4, '"Hi"'), textDelta(5, '" there"'), textDelta(123456, '"!"')];
+    expect(decodeAll(records, true)).toEqual(decodeAll(records, false));
+    expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: 'msg_1', delta: '!' });
+  });
+
+  it('property: events equal the full-parse mapper for any literal, sequence number, id, duplicate key or terminal', () => {
+    fc.assert(
+      fc.property(fc.array(record, { maxLength: 30 }), (records) => {
+        const stream = [textDelta(0, '"a"'), ...records];
+        expect(decodeAll(stream, true)).toEqual(decodeAll(stream, false));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

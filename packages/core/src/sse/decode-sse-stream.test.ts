@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { decodeSseStream, type LastRecordRule } from './decode-sse-stream.js';
+
+/** A body whose chunks are pulled one by one; `cancelled` tells whether the upstream was released. */
+function createBody(chunks: string[], failAfter?: Error) {
+  const bytes = new TextEncoder();
+  let index = 0;
+  const state = { cancelled: false, pulls: 0 };
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      state.pulls += 1;
+      if (index < chunks.length) controller.enqueue(bytes.encode(chunks[index++]!));
+      else if (failAfter !== undefined) controller.error(failAfter);
+      else controller.close();
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  return { body, state };
+}
+
+function decode(body: ReadableStream<Uint8Array>, lastRecord: LastRecordRule = 'drop') {
+  return decodeSseStream<string>(body, {
+    decoder: {
+      pushRecordEvents: (_eventName, data, events) => events.push(`r:${data}`),
+      pushEndEvents: (events) => events.push('end'),
+    },
+    lastRecord,
+  });
+}
+
+async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
+  const items: string[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
+
+describe('decodeSseStream (R7.2: one shared iterator for the three decoders)', () => {
+  it('serves the records of every read in order, then the end events last', async () => {
+    const { body, state } = createBody(['data: a\n\ndata: b\n\n', 'data: c\n', '\n']);
+    expect(await collect(decode(body))).toEqual(['r:a', 'r:b', 'r:c', 'end']);
+    expect(state.cancelled).toBe(false);
+  });
+
+  it('applies each last-record rule to a record the body ends without its blank line', async () => {
+    expect(await collect(decode(createBody(['data: a\n\ndata: b\n']).body, 'drop')), 'drop').toEqual(['r:a', 'end']);
+    expect(await collect(decode(createBody(['data: a\n\ndata: b\n']).body, 'complete-lines'))).toEqual(['r:a', 'r:b', 'end']);
+    expect(await collect(decode(createBody(['data: a\n\ndata: b']).body, 'complete-lines'))).toEqual(['r:a', 'end']);
+    expect(await collect(decode(createBody(['data: a\n\ndata: b']).body, 'always'))).toEqual(['r:a', 'r:b', 'end']);
+  });
+
+  it('keeps a multi-byte character split across reads intact', async () => {
+    const bytes = new TextEncoder().encode('data: é€\n\n');
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const byte of bytes) controller.enqueue(Uint8Array.of(byte));
+        controller.close();
+      },
+    });
+    expect(await collect(decode(body))).toEqual(['r:é€', 'end']);
+  });
+
+  it('return() cancels the body, drops the rest of the batch, and ends the iteration', async () => {
+    const { body, state } = createBody(['data: a\n\ndata: b\n\n', 'data: c\n\n']);
+    const iterator = decode(body);
+    expect(await iterator.next()).toEqual({ done: false, value: 'r:a' });
+    expect(await iterator.return()).toEqual({ done: true, value: undefined });
+    expect(state.cancelled).toBe(true);
+    expect(body.locked).toBe(false);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('return() before the first next() still releases the upstream', async () => {
+    const { body, state } = createBody(['data: a\n\n']);
+    await decode(body).return();
+    expect(state.cancelled).toBe(true);
+  });
+
+  it('throw() cancels the body and rejects with the given error', async () => {
+    const { body, state } = createBody(['data: a\n\n', 'data: b\n\n']);
+    const iterator = decode(body);
+    await iterator.next();
+    await expect(iterator.throw(new Error('stop'))).rejects.toThrow('stop');
+    expect(state.cancelled).toBe(true);
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('serves concurrent next() calls in order, each once', async () => {
+    const { body } = createBody(['data: a\n\n', 'data: b\n\ndata: c\n\n']);
+    const iterator = decode(body);
+    const results = await Promise.all([iterator.next(), iterator.next(), iterator.next(), iterator.next(), iterator.next()]);
+    expect(results).toEqual([
+      { done: false, value: 'r:a' },
+      { done: false, value: 'r:b' },
+      { done: false, value: 'r:c' },
+      { done: false, value: 'end' },
+      { done: true, value: undefined },
+    ]);
+  });
+
+  it('a return() called while a next() is pending settles after it, in order', async () => {
+    const { body, state } = createBody(['data: a\n\n', 'data: b\n\n']);
+    const iterator = decode(body);
+    const first = iterator.next();
+    const closed = iterator.return();
+    expect(await first).toEqual({ done: false, value: 'r:a' });
+    expect(await closed).toEqual({ done: true, value: undefined });
+    expect(state.cancelled).toBe(true);
+  });
+
+  it('a failing body rejects after every earlier event, then the iteration is over', async () => {
+    const { body } = createBody(['data: a\n\ndata: b\n\n'], new Error('socket reset'));
+    const iterator = decode(body);
+    expect(await iterator.next()).toEqual({ done: false, value: 'r:a' });
+    expect(await iterator.next()).toEqual({ done: false, value: 'r:b' });
+    await expect(iterator.next()).rejects.toThrow('socket reset');
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('calls markBodyEnd before the records flushed at the end of the body', async () => {
+    const seen: string[] = [];
+    let ended = false;
+    const iterator = decodeSseStream<string>(createBody(['data: a\n\ndata: b']).body, {
+        decoder: {
+        pushRecordEvents: (_eventName, data) => seen.push(`${data}@${ended ? 'end' : 'body'}`),
+        pushEndEvents: (events) => events.push('end'),
+        markBodyEnd: () => {
+          ended = true;
+        },
+      },
+      lastRecord: 'always',
+    });
+    await collect(iterator);
+    expect(seen).toEqual(['a@body', 'b@end']);
+  });
+
+  it('is its own async iterator', () => {
+    const iterator = decode(createBody([]).body);
+    expect(iterator[Symbol.asyncIterator]()).toBe(iterator);
+  });
+});

@@ -1,0 +1,206 @@
+import { SseFramer, type SseRecordSink } from './sse-framer.js';
+
+/** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
+export interface SseRecord {
+  event?: string | undefined;
+  data: string;
+}
+
+/**
+ * What to do with a last record the body ends without its blank line (each
+ * protocol's rule, decision 0200): `drop` it (Messages: the SSE spec, as the
+ * Anthropic SDK reads it), keep it when its lines are complete
+ * (`complete-lines`, Responses), or keep it `always` (Chat: openai-node
+ * flushes its line decoder).
+ */
+export type LastRecordRule = 'drop' | 'complete-lines' | 'always';
+
+/** Records → events, appended to the caller's per-read batch. Must not throw. */
+export interface SseRecordDecoder<Event> {
+  pushRecordEvents(eventName: string | undefined, data: string, events: Event[]): void;
+  /** The stream's closing events (at least `stream-end`), after the body ended. */
+  pushEndEvents(events: Event[]): void;
+  /** Called once when the body has ended, before its last records are flushed. */
+  markBodyEnd?(): void;
+}
+
+export interface DecodeSseStreamOptions<Event> {
+  decoder: SseRecordDecoder<Event>;
+  lastRecord: LastRecordRule;
+}
+
+type State = 'idle' | 'reading' | 'closed';
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined }) as IteratorReturnResult<undefined>;
+
+/**
+ * Bytes of an SSE body → decoded events, incrementally (R7.2), as ONE
+ * hand-written async iterator shared by the three stream decoders. Each
+ * network read is decoded into a batch; `next()` hands out the batch's items
+ * as already-resolved promises and reads the body only when the batch is
+ * empty. An async generator cost ≈ 0.35–0.4 µs per event here (its `yield`
+ * awaits the value and resumes a suspended frame: bench/README.md, "decode",
+ * decision 0200). The generator contract is kept:
+ * - events in order; a `next()` called before the previous one settled is
+ *   queued behind it, as an async generator queues it;
+ * - `return()`/`throw()` cancel the body (the upstream is released) and drop
+ *   what was not handed out; after them `next()` is done;
+ * - a failed read rejects its `next()` after every earlier event was served,
+ *   cancels the body, and ends the iteration;
+ * - the decoder's end events (`stream-end`) come last.
+ */
+export function decodeSseStream<Event>(body: ReadableStream<Uint8Array>, options: DecodeSseStreamOptions<Event>): AsyncGenerator<Event, void, undefined> {
+  return new SseStreamIterator(body, options);
+}
+
+class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>, SseRecordSink {
+  /**
+   * One idle instance held for the life of the module, so V8 keeps this
+   * class's hidden class — and the optimised decode path built on it — across
+   * a full GC between streams (decision 0202).
+   */
+  static readonly #shapeAnchor = new SseStreamIterator<never>(new ReadableStream(), {
+    decoder: { pushRecordEvents: noop, pushEndEvents: noop },
+    lastRecord: 'drop',
+  });
+  readonly #body: ReadableStream<Uint8Array>;
+  readonly #options: DecodeSseStreamOptions<Event>;
+  readonly #events: Event[] = [];
+  #index = 0;
+  #state: State = 'idle';
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #framer: SseFramer | undefined;
+  readonly #textDecoder = new TextDecoder();
+  #endsWithNewline = true;
+  /** Calls not yet settled; while any is, new calls queue behind `#tail`. */
+  #pending = 0;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(body: ReadableStream<Uint8Array>, options: DecodeSseStreamOptions<Event>) {
+    this.#body = body;
+    this.#options = options;
+  }
+
+  /** Called by the framer for each record: decoded into the current batch. */
+  pushRecord(eventName: string | undefined, data: string): void {
+    this.#options.decoder.pushRecordEvents(eventName, data, this.#events);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<Event, void>> {
+    if (this.#pending === 0) {
+      // The hot path: an event of the current batch, no read, no queueing.
+      if (this.#index < this.#events.length) return Promise.resolve({ done: false, value: this.#events[this.#index++]! });
+      if (this.#state === 'closed') return Promise.resolve(DONE);
+      return this.#start(this.#readUntilEvent());
+    }
+    return this.#start(this.#tail.then(this.#readUntilEventBound, this.#readUntilEventBound));
+  }
+
+  return(): Promise<IteratorResult<Event, void>> {
+    return this.#start(this.#pending === 0 ? this.#stop(undefined, false) : this.#tail.then(() => this.#stop(undefined, false), () => this.#stop(undefined, false)));
+  }
+
+  throw(error: unknown): Promise<IteratorResult<Event, void>> {
+    return this.#start(this.#pending === 0 ? this.#stop(error, true) : this.#tail.then(() => this.#stop(error, true), () => this.#stop(error, true)));
+  }
+
+  readonly #readUntilEventBound = (): Promise<IteratorResult<Event, void>> => this.#readUntilEvent();
+
+  /** Tracks a started call: later calls queue behind it until it settles (one promise per read, not per event). */
+  #start(result: Promise<IteratorResult<Event, void>>): Promise<IteratorResult<Event, void>> {
+    this.#pending += 1;
+    this.#tail = result;
+    result.then(this.#settle, this.#settle);
+    return result;
+  }
+
+  readonly #settle = (): void => {
+    this.#pending -= 1;
+  };
+
+  async #stop(error: unknown, rethrow: boolean): Promise<IteratorResult<Event, void>> {
+    await this.#close();
+    if (rethrow) throw error;
+    return DONE;
+  }
+
+  /** Reads until the batch has an event (one `await` per read: no nested async steps). */
+  async #readUntilEvent(): Promise<IteratorResult<Event, void>> {
+    const events = this.#events;
+    while (this.#index >= events.length) {
+      if (this.#state === 'closed') return DONE;
+      const reader = this.#reader ?? this.#open();
+      events.length = 0;
+      this.#index = 0;
+      try {
+        const { done, value } = await reader.read();
+        // `return()` cannot run while a read is pending (it is queued), so the state is still 'reading'.
+        if (done) this.#finishBody(reader);
+        else this.#decodeChunk(value);
+      } catch (error) {
+        // A failed read (or a decoder bug): nothing more comes; release the upstream.
+        await this.#close();
+        throw error;
+      }
+    }
+    return { done: false, value: events[this.#index++]! };
+  }
+
+  #open(): ReadableStreamDefaultReader<Uint8Array> {
+    const reader = this.#body.getReader();
+    this.#reader = reader;
+    this.#framer = new SseFramer(this);
+    this.#state = 'reading';
+    return reader;
+  }
+
+  #decodeChunk(value: Uint8Array): void {
+    const text = this.#textDecoder.decode(value, { stream: true });
+    if (this.#options.lastRecord === 'complete-lines' && text !== '') this.#endsWithNewline = endsWithLineBreak(text);
+    this.#framer!.feed(text);
+  }
+
+  #finishBody(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+    const { decoder, lastRecord } = this.#options;
+    const framer = this.#framer!;
+    decoder.markBodyEnd?.();
+    const rest = this.#textDecoder.decode();
+    if (rest !== '') {
+      if (lastRecord === 'complete-lines') this.#endsWithNewline = endsWithLineBreak(rest);
+      framer.feed(rest);
+    }
+    if (lastRecord === 'always') framer.feed('\n\n');
+    else if (lastRecord === 'complete-lines' && this.#endsWithNewline) framer.feed('\n');
+    decoder.pushEndEvents(this.#events);
+    this.#state = 'closed';
+    reader.releaseLock();
+  }
+
+  /** Ends the iteration early: drops the unserved batch and cancels the body (not after it ended normally). */
+  async #close(): Promise<void> {
+    const wasOpen = this.#state !== 'closed';
+    const reader = this.#reader;
+    this.#state = 'closed';
+    this.#events.length = 0;
+    this.#index = 0;
+    if (!wasOpen) return;
+    if (reader === undefined) {
+      // Stopped before the first read: still release the upstream.
+      if (!this.#body.locked) await this.#body.cancel().catch(noop);
+      return;
+    }
+    await reader.cancel().catch(noop);
+    reader.releaseLock();
+  }
+}
+
+function endsWithLineBreak(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1);
+  return last === 10 || last === 13;
+}
+
+function noop(): void {}
