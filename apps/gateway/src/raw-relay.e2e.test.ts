@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROTOCOLS, type DecodedStreamEvent, type Protocol } from '@turnguard/core';
 import { collectEvents, frameRecordedLines, readRecordedStreams, scenario, streamOfText } from '@turnguard/testkit';
@@ -11,8 +11,11 @@ import { readSseRecords, startHarness } from './testing/gateway-harness.test-hel
 // adapter's encoder in only at a recovery or a final error. Real sockets both ways.
 const ROUTES: Record<Protocol, string> = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
 
-/** Answers every POST with the queued SSE text, written in uneven pieces so records straddle network reads. */
-let replies: string[] = [];
+/**
+ * Answers every POST with the queued SSE text, written in uneven pieces so
+ * records straddle network reads, or hands the response to a queued function.
+ */
+let replies: Array<string | ((response: ServerResponse) => void)> = [];
 let upstream: Server;
 let gateway: Gateway;
 
@@ -20,8 +23,13 @@ beforeAll(async () => {
   upstream = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      const text = replies.shift() ?? '';
+      const reply = replies.shift() ?? '';
       response.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (typeof reply === 'function') {
+        reply(response);
+        return;
+      }
+      const text = reply;
       const bytes = Buffer.from(text, 'utf8');
       const pieces = [0, 7, 100, 101, 333, 1000, 4096].filter((at) => at < bytes.length);
       pieces.forEach((at, index) => response.write(bytes.subarray(at, pieces[index + 1] ?? bytes.length)));
@@ -79,6 +87,37 @@ describe('raw relay: every recorded provider stream reaches the client byte for 
     const usageOnly = text.split('\n\n').filter((record) => record.includes('"choices":[]'));
     expect(usageOnly.length).toBeGreaterThan(0);
     expect(body).toBe(text.split('\n\n').filter((record) => !record.includes('"choices":[]')).join('\n\n'));
+  });
+});
+
+describe('R8.2 relayed as it arrives', () => {
+  it('the client reads the first records while the upstream still holds the rest (it sends them only after that)', async () => {
+    const chunk = (content: string): string => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+    let clientSawFirst!: () => void;
+    const seen = new Promise<void>((resolve) => (clientSawFirst = resolve));
+    replies.push((response) => {
+      response.write(chunk('first '));
+      // No timer: the rest goes out only once the client has read the first words through the gateway.
+      void seen.then(() => response.end(`${chunk('second')}data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`));
+    });
+    const response = await post('chat', {});
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('first ')) {
+      const { done, value } = await reader.read();
+      expect(done).toBe(false);
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).not.toContain('second');
+    clientSawFirst();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).toContain('"content":"second"');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
   });
 });
 
