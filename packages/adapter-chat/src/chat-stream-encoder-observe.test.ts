@@ -1,26 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnEvent } from '@turnguard/core';
-import { collectEvents, frameRecordedLines, readRecordedStreams, streamOfText } from '@turnguard/testkit';
+import { checkEncoderObserve } from '@turnguard/testkit';
 import { decodeChatStream } from './chat-stream-decoder.js';
 import { ChatChunkEncoder } from './chat-stream-encoder.js';
 
 // The gateway relays upstream bytes and only observes events, then may continue with the encoder
-// at a splice point (issue 7): observe(e) must leave the encoder exactly where encode(e) would.
+// at a splice point (decision 0210): observe(e) must leave the encoder exactly where encode(e) would.
 describe('ChatChunkEncoder.observe (gateway splice)', () => {
   it('observing any prefix of a recorded stream, then encoding the rest, gives the same records as encoding it all', async () => {
-    let checked = 0;
-    for (const recording of readRecordedStreams('chat')) {
-      const decoded = await collectEvents(decodeChatStream(streamOfText(frameRecordedLines('chat', recording.lines))));
-      const events = decoded.filter((event): event is TurnEvent => event.type !== 'stream-end');
-      const reference = new ChatChunkEncoder();
-      const expected = events.map((event) => reference.encode(event).join(''));
-      for (let split = 0; split <= events.length; split += Math.max(1, Math.floor(events.length / 7))) {
-        const spliced = new ChatChunkEncoder();
-        for (const event of events.slice(0, split)) spliced.observe(event);
-        expect(events.slice(split).map((event) => spliced.encode(event).join('')), `${recording.name} @${split}`).toEqual(expected.slice(split));
-        checked += 1;
-      }
-    }
-    expect(checked).toBeGreaterThan(20);
+    const check = await checkEncoderObserve('chat', decodeChatStream, () => {
+      const encoder = new ChatChunkEncoder();
+      return { observe: (event) => encoder.observe(event), encode: (event) => encoder.encode(event).join('') };
+    });
+    expect(check.mismatches).toEqual([]);
+    expect(check.checked).toBeGreaterThan(20);
   });
 });

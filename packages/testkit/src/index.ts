@@ -45,3 +45,4 @@ export {
   type FrameOptions,
 } from './fixtures/recorded-streams.js';
 export { streamOfChunks, streamOfText, splitBytesAt, collectEvents } from './fixtures/byte-streams.js';
+export { checkEncoderObserve, type ObservableEncoder, type EncoderObserveCheck } from './fixtures/encoder-observe-check.js';
