@@ -4,7 +4,11 @@ import { findLastRecordEnd } from './find-last-record-end.js';
 import type { UpstreamByteTap } from './tap-upstream-bytes.js';
 
 const EMPTY = new Uint8Array(0);
-const SEQUENCE_KEY = '"sequence_number":';
+const SEQUENCE_KEY = Buffer.from('"sequence_number":');
+const USAGE_ONLY_MARK = Buffer.from('"choices":[]');
+// Buffer's byte search works on any Uint8Array: no Buffer view (or needle) per relayed chunk.
+const indexOfBytes = Buffer.prototype.indexOf as (this: Uint8Array, needle: Uint8Array) => number;
+const lastIndexOfBytes = Buffer.prototype.lastIndexOf as (this: Uint8Array, needle: Uint8Array) => number;
 
 export interface SplicingSseOutputOptions {
   protocol: Protocol;
@@ -167,9 +171,8 @@ function concatBytes(head: Uint8Array, tail: Uint8Array): Uint8Array {
  * wire-formats §1) is removed; a chunk with choices is kept whole.
  */
 function dropChatUsageRecords(bytes: Uint8Array): Uint8Array | string {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.indexOf('"choices":[]') === -1) return bytes;
-  return buffer
+  if (indexOfBytes.call(bytes, USAGE_ONLY_MARK) === -1) return bytes;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     .toString('utf8')
     .split(/(?<=\r\n\r\n|\n\n|\r\r)/)
     .filter((record) => !(record.includes('"choices":[]') && record.includes('"usage"')))
@@ -178,9 +181,9 @@ function dropChatUsageRecords(bytes: Uint8Array): Uint8Array | string {
 
 /** The last Responses `sequence_number` in whole records already written. */
 function findLastSequenceNumber(bytes: Uint8Array): number | undefined {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const at = buffer.lastIndexOf(SEQUENCE_KEY);
+  const at = lastIndexOfBytes.call(bytes, SEQUENCE_KEY);
   if (at === -1) return undefined;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const match = /^\s*(\d+)/.exec(buffer.toString('latin1', at + SEQUENCE_KEY.length, at + SEQUENCE_KEY.length + 24));
   return match === null ? undefined : Number(match[1]);
 }
