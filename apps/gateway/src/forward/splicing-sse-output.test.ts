@@ -106,7 +106,7 @@ describe('SplicingSseOutput', () => {
     output.start([delta('x')], write);
     output.onDrained();
     output.event({ type: 'usage', usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } as never });
-    output.event({ type: 'finish', finishReason: 'stop' });
+    output.event({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } });
     output.finish();
     expect(text(written)).toBe('data: {"x":1}\n\ndata: [DONE]');
   });
