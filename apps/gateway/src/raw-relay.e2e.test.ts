@@ -78,6 +78,46 @@ describe('raw relay: every recorded provider stream reaches the client byte for 
     });
   }
 
+  for (const protocol of PROTOCOLS) {
+    it(`${protocol}: every recording cut halfway reaches the client as its own whole records, then one well-formed error ending`, async () => {
+      let checked = 0;
+      let beforeOutput = 0;
+      for (const recording of readRecordedStreams(protocol)) {
+        if (recording.lines.length < 4) continue;
+        const lines = recording.lines.slice(0, Math.floor(recording.lines.length / 2));
+        const text = frameRecordedLines(protocol, lines, { withDone: false });
+        replies.push(text);
+        const response = await post(protocol, {});
+        const body = await response.text();
+        if (response.status !== 200) {
+          // Cut before any output: retried, then an HTTP error in the protocol's JSON shape (R8.3), no SSE at all.
+          expect(JSON.parse(body), recording.name).toHaveProperty(protocol === 'messages' ? 'type' : 'error');
+          beforeOutput += 1;
+          continue;
+        }
+        const records = body.split('\n\n').filter((record) => record !== '');
+        const upstreamRecords = new Set(text.split('\n\n'));
+        // A raw prefix of the upstream's own records (Chat may lose its usage-only chunk), then what the encoder wrote.
+        const firstEncoded = records.findIndex((record) => !upstreamRecords.has(record));
+        expect(firstEncoded, recording.name).toBeGreaterThanOrEqual(0);
+        for (const record of records) {
+          const data = record.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+          if (data !== undefined && data !== '[DONE]') expect(() => JSON.parse(data), `${recording.name}: ${data.slice(0, 60)}`).not.toThrow();
+        }
+        const ending = records.slice(firstEncoded).join('\n\n');
+        if (protocol === 'chat') expect(records.at(-2), recording.name).toMatch(/^data: \{"error":/);
+        if (protocol === 'chat') expect(records.at(-1), recording.name).toBe('data: [DONE]');
+        if (protocol === 'messages') expect(records.at(-1), recording.name).toMatch(/^event: error\n/);
+        if (protocol === 'messages') expect(body.match(/event: message_start\n/g)?.length ?? 0, recording.name).toBeLessThanOrEqual(1);
+        if (protocol === 'responses') expect(ending, recording.name).toMatch(/event: error\n[\s\S]*event: response\.failed\n/);
+        if (protocol === 'responses') expect(body.match(/event: response\.created\n/g)?.length ?? 0, recording.name).toBeLessThanOrEqual(1);
+        checked += 1;
+      }
+      expect(checked).toBeGreaterThanOrEqual(3);
+      expect(checked + beforeOutput).toBeGreaterThanOrEqual(5);
+    });
+  }
+
   it('chat: a client that did not ask for usage gets no usage-only chunk; every other chunk is the upstream’s', async () => {
     const recording = readRecordedStreams('chat').find((stream) => stream.lines.some((line) => line.includes('"choices":[]')));
     expect(recording).toBeDefined();
