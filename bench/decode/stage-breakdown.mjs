@@ -13,7 +13,8 @@ import { renderWireStream } from './wire-streams.mjs';
 import { REPO_ROOT, loadAdapters, loadEventsourceParser } from './resolve-deps.mjs';
 import { median } from './report.mjs';
 
-const READ_BYTES = 65_536;
+// READ_BYTES=256 approximates the one-record reads of a paced HTTP stream.
+const READ_BYTES = Number(process.env.READ_BYTES ?? 65_536);
 const RECORDS = 20_000;
 const protocol = process.argv[2] ?? 'chat';
 const rounds = Number(process.argv[3] ?? 15);
