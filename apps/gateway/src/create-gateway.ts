@@ -4,6 +4,7 @@ import type { FetchFunction, Protocol, StatsSink } from '@turnguard/core';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
+import { ResponseIdChains } from './forward/response-id-chains.js';
 import { createNodeHttpFetch, type NodeHttpFetch } from './http/create-node-http-fetch.js';
 import { createClientError } from './http/protocol-error-body.js';
 import { sendJson, sendProtocolError } from './http/send-json.js';
@@ -128,6 +129,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         metrics,
         fetch: fetch ?? transport?.fetch,
         now: now ?? Date.now,
+        responseChains: new ResponseIdChains(),
       };
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -46,6 +46,12 @@ describe.each(PROTOCOLS)('runTurn recovery over %s (R4)', (protocol) => {
         [1, true, false, true, true, true],
       ]);
       expect(turns).toEqual([expect.objectContaining({ outcome: 'ok', recovered: true, physicalRequests: 2, model })]);
+      // One logical response: the host saw segment 1's id; each segment record keeps its own upstream id.
+      const [first, second] = result.segments.map((segment) => segment.responseId);
+      expect(first).toEqual(expect.any(String));
+      expect(second).toEqual(expect.any(String));
+      expect(second).not.toBe(first);
+      expect(events.filter((e) => e.type === 'response-metadata').map((e) => e.responseId)).toEqual([first]);
     },
   );
 

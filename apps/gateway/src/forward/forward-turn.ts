@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runTurn, TurnError, type FetchFunction, type Protocol, type StatsSink } from '@turnguard/core';
+import { runTurn, TurnError, type FetchFunction, type Protocol, type StatsSink, type TurnResult } from '@turnguard/core';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
 import { sendProtocolError } from '../http/send-json.js';
@@ -11,6 +11,7 @@ import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
 import { SplicingSseOutput } from './splicing-sse-output.js';
 import { tapUpstreamBytes } from './tap-upstream-bytes.js';
 import { resolveUpstreamTarget } from './resolve-upstream-target.js';
+import type { ResponseIdChains } from './response-id-chains.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -21,6 +22,8 @@ export interface ForwardContext {
   metrics: GatewayMetrics;
   fetch: FetchFunction | undefined;
   now: () => number;
+  /** Responses ids the client saw for recovered turns → the recovery responses' ids (decision 0211). */
+  responseChains: ResponseIdChains;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -63,6 +66,9 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     if (!response.writableFinished) controller.abort('client-disconnected');
   };
   response.once('close', onClose);
+  if (protocol === 'responses' && typeof body.previous_response_id === 'string') {
+    body = { ...body, previous_response_id: context.responseChains.resolve(body.previous_response_id) };
+  }
   const adapter = selectAdapter(protocol);
   const dropUsage = protocol === 'chat' && !wantsChatUsage(body);
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
@@ -105,6 +111,19 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   } finally {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left.
-    await run.result;
+    const result = await run.result;
+    if (protocol === 'responses' && body.store !== false) rememberRecoveredResponse(result, context.responseChains);
   }
+}
+
+/** After a recovered Responses turn: the id the client saw (segment 1's last attempt) → the recovery response's id. */
+function rememberRecoveredResponse(result: TurnResult, chains: ResponseIdChains): void {
+  if (result.recovery?.recovered !== true) return;
+  let shown: string | undefined;
+  let recovered: string | undefined;
+  for (const segment of result.segments) {
+    if (segment.segmentIndex === 0 && segment.streamed) shown = segment.responseId;
+    else if (segment.segmentIndex === 1) recovered = segment.responseId;
+  }
+  if (shown !== undefined && recovered !== undefined) chains.remember(shown, recovered);
 }

@@ -60,6 +60,7 @@ export function buildSegmentRecord(input: SegmentRecordInput): SegmentRecord {
     outcome: input.outcome,
     errorCode: input.errorCode,
     finishReason: facts?.finishReason,
+    responseId: facts?.responseId,
   };
 }
 

@@ -23,6 +23,8 @@ export interface SegmentFacts {
   transportError: unknown;
   firstOutputAt: number | undefined;
   lastOutputAt: number | undefined;
+  /** The upstream's id for this response (its first `response-metadata`), when it sent one. */
+  responseId: string | undefined;
 }
 
 export interface ReadSegmentOptions {
@@ -99,6 +101,7 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
     transportError: undefined,
     firstOutputAt: undefined,
     lastOutputAt: undefined,
+    responseId: undefined,
   };
   const iterator = options.events[Symbol.asyncIterator]();
   const closeIterator = (): void => {
@@ -178,6 +181,7 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
         options.onWarning(event.message);
         continue;
       case 'response-metadata':
+        facts.responseId ??= event.responseId;
         if (facts.outputConsumed) options.onMetadata(event);
         else heldMetadata ??= event;
         continue;

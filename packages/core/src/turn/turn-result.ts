@@ -28,6 +28,12 @@ export interface SegmentRecord {
   outcome: SegmentOutcome;
   errorCode: string | undefined;
   finishReason: FinishReason | undefined;
+  /**
+   * The upstream's id for this segment's response, when it sent one. After a
+   * recovery the host saw segment 1's id only (one logical response); this is
+   * where the recovery segment's own id is (gateway: `previous_response_id`).
+   */
+  responseId?: string | undefined;
 }
 
 export interface AggregatedTurnUsage extends Usage {
