@@ -1,58 +1,22 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PROTOCOLS, type DecodedStreamEvent, type Protocol } from '@turnguard/core';
 import { collectEvents, frameRecordedLines, readRecordedStreams, scenario, streamOfText } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from './create-gateway.js';
 import { selectAdapter } from './protocol-routes.js';
 import { readSseRecords, startHarness } from './testing/gateway-harness.test-helper.js';
+import { startScriptedGateway, type ScriptedGateway } from './testing/scripted-sse-upstream.test-helper.js';
 
 // Issue 7: the gateway relays the upstream's own bytes (fidelity at the floor) and splices the
 // adapter's encoder in only at a recovery or a final error. Real sockets both ways.
-const ROUTES: Record<Protocol, string> = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
-
-/**
- * Answers every POST with the queued SSE text, written in uneven pieces so
- * records straddle network reads, or hands the response to a queued function.
- */
-let replies: Array<string | ((response: ServerResponse) => void)> = [];
-let upstream: Server;
-let gateway: Gateway;
+let scripted: ScriptedGateway;
+let replies: ScriptedGateway['replies'];
 
 beforeAll(async () => {
-  upstream = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      const reply = replies.shift() ?? '';
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (typeof reply === 'function') {
-        reply(response);
-        return;
-      }
-      const text = reply;
-      const bytes = Buffer.from(text, 'utf8');
-      const pieces = [0, 7, 100, 101, 333, 1000, 4096].filter((at) => at < bytes.length);
-      pieces.forEach((at, index) => response.write(bytes.subarray(at, pieces[index + 1] ?? bytes.length)));
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  gateway = createGateway({ port: 0, upstreams: { chat: `${base}/v1`, responses: `${base}/v1`, messages: base }, env: {}, retry: { initialDelayMs: 1, maxDelayMs: 2 } });
-  await gateway.listen();
+  scripted = await startScriptedGateway();
+  replies = scripted.replies;
 });
-afterAll(async () => {
-  await gateway.close();
-  await new Promise<void>((resolve) => upstream.close(() => resolve()));
-});
+afterAll(() => scripted.close());
 
-function post(protocol: Protocol, body: Record<string, unknown>): Promise<Response> {
-  return fetch(`${gateway.url}${ROUTES[protocol]}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'x-api-key': 'k' },
-    body: JSON.stringify({ model: 'm', max_tokens: 64, stream: true, ...body }),
-  });
-}
+const post = (protocol: Protocol, body: Record<string, unknown>): Promise<Response> => scripted.post(protocol, body);
 
 /** A recording the turn ends on normally: terminal frame, no error event (cut or error recordings end otherwise). */
 async function endsNormally(protocol: Protocol, text: string): Promise<boolean> {
