@@ -120,14 +120,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (address !== undefined) return address;
       mock = config.mock ? await startMockUpstream() : undefined;
       if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
-      if (fetch === undefined) transport ??= createNodeHttpFetch();
       context = {
         config,
         upstreams: mock?.upstreams ?? config.upstreams,
         env: env ?? process.env,
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
-        fetch: fetch ?? transport?.fetch,
+        fetch: fetch ?? (transport ??= createNodeHttpFetch()).fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
       };

@@ -20,7 +20,8 @@ export interface ForwardContext {
   env: Record<string, string | undefined>;
   sink: StatsSink;
   metrics: GatewayMetrics;
-  fetch: FetchFunction | undefined;
+  /** The upstream transport (createNodeHttpFetch unless the host gave one). */
+  fetch: FetchFunction;
   now: () => number;
   /** Responses ids the client saw for recovered turns → the recovery responses' ids (decision 0211). */
   responseChains: ResponseIdChains;
@@ -73,14 +74,13 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const dropUsage = protocol === 'chat' && !wantsChatUsage(body);
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
-  const fetch = context.fetch ?? ((input, init) => globalThis.fetch(input, init));
   let run;
   try {
     run = runTurn({
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
-      fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
+      fetch: output === undefined ? context.fetch : tapUpstreamBytes(context.fetch, output),
       retry: { ...context.config.retry },
       streamRecovery: context.config.streamRecovery,
       signal: controller.signal,
