@@ -95,7 +95,7 @@ export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
       writer.end();
     }
   } catch {
-    // An encoder that failed mid-stream: nothing well-formed can follow; end the connection.
+    // The output failed mid-stream (an encoder, or the raw relay in a tap callback): nothing well-formed can follow.
     writer.destroy();
   } finally {
     // Left early (client gone, encoder failure): stopping the source stops the turn (R8.4).
