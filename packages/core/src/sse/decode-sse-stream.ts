@@ -1,4 +1,5 @@
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
+import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
 
 /** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
 export interface SseRecord {
@@ -70,7 +71,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   #state: State = 'idle';
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #framer: SseFramer | undefined;
-  readonly #textDecoder = new TextDecoder();
+  readonly #textDecoder = new Utf8ChunkDecoder();
   #endsWithNewline = true;
   /** Calls not yet settled; while any is, new calls queue behind `#tail`. */
   #pending = 0;
@@ -159,7 +160,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   }
 
   #decodeChunk(value: Uint8Array): void {
-    const text = this.#textDecoder.decode(value, { stream: true });
+    const text = this.#textDecoder.decode(value);
     if (this.#options.lastRecord === 'complete-lines' && text !== '') this.#endsWithNewline = endsWithLineBreak(text);
     this.#framer!.feed(text);
   }
@@ -168,7 +169,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     const { decoder, lastRecord } = this.#options;
     const framer = this.#framer!;
     decoder.markBodyEnd?.();
-    const rest = this.#textDecoder.decode();
+    const rest = this.#textDecoder.end();
     if (rest !== '') {
       if (lastRecord === 'complete-lines') this.#endsWithNewline = endsWithLineBreak(rest);
       framer.feed(rest);
