@@ -1,4 +1,4 @@
-import { PROTOCOLS, type DecodedStreamEvent, type Protocol } from '@turnguard/core';
+import { PROTOCOLS, type DecodedStreamEvent, type FetchFunction, type Protocol } from '@turnguard/core';
 import { collectEvents, frameRecordedLines, readRecordedStreams, scenario, streamOfText } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectAdapter } from './protocol-routes.js';
@@ -7,16 +7,15 @@ import { startScriptedGateway, type ScriptedGateway } from './testing/scripted-s
 
 // Issue 7: the gateway relays the upstream's own bytes (fidelity at the floor) and splices the
 // adapter's encoder in only at a recovery or a final error. Real sockets both ways.
-let scripted: ScriptedGateway;
-let replies: ScriptedGateway['replies'];
-
-beforeAll(async () => {
-  scripted = await startScriptedGateway();
-  replies = scripted.replies;
-});
-afterAll(() => scripted.close());
-
-const post = (protocol: Protocol, body: Record<string, unknown>): Promise<Response> => scripted.post(protocol, body);
+/**
+ * The gateway's node:http transport reports the decoder's reads from its own body stream; a
+ * fetch the host gives (here undici's) gets its body wrapped by the tap (decision 0204).
+ * Both must relay the same bytes.
+ */
+const TRANSPORTS: Array<{ name: string; fetch: FetchFunction | undefined }> = [
+  { name: 'the node:http transport', fetch: undefined },
+  { name: 'a host-given fetch (undici)', fetch: (input, init) => globalThis.fetch(input, init) },
+];
 
 /** A recording the turn ends on normally: terminal frame, no error event (cut or error recordings end otherwise). */
 async function endsNormally(protocol: Protocol, text: string): Promise<boolean> {
@@ -24,120 +23,135 @@ async function endsNormally(protocol: Protocol, text: string): Promise<boolean> 
   return events.some((event) => event.type === 'stream-end' && event.terminalFrameSeen) && !events.some((event) => event.type === 'error');
 }
 
-describe('raw relay: every recorded provider stream reaches the client byte for byte (issue 7, R8.2)', () => {
-  for (const protocol of PROTOCOLS) {
-    it(`${protocol}: recordings that end normally are relayed unchanged, fields the adapters do not model included`, async () => {
-      let relayed = 0;
-      for (const recording of readRecordedStreams(protocol)) {
-        const text = frameRecordedLines(protocol, recording.lines);
-        if (!(await endsNormally(protocol, text))) continue;
-        replies.push(text);
-        // Chat: the client asks for usage, so nothing is left out.
-        const response = await post(protocol, protocol === 'chat' ? { stream_options: { include_usage: true } } : {});
-        expect(response.status, recording.name).toBe(200);
-        expect(await response.text(), recording.name).toBe(text);
-        relayed += 1;
-      }
-      expect(relayed).toBeGreaterThanOrEqual(4);
-    });
-  }
+describe.each(TRANSPORTS)('raw relay over $name', ({ fetch }) => {
+  let scripted: ScriptedGateway;
+  let replies: ScriptedGateway['replies'];
 
-  for (const protocol of PROTOCOLS) {
-    it(`${protocol}: every recording cut halfway reaches the client as its own whole records, then one well-formed error ending`, async () => {
-      let checked = 0;
-      let beforeOutput = 0;
-      for (const recording of readRecordedStreams(protocol)) {
-        if (recording.lines.length < 4) continue;
-        const lines = recording.lines.slice(0, Math.floor(recording.lines.length / 2));
-        const text = frameRecordedLines(protocol, lines, { withDone: false });
-        replies.push(text);
-        const response = await post(protocol, {});
-        const body = await response.text();
-        if (response.status !== 200) {
-          // Cut before any output: retried, then an HTTP error in the protocol's JSON shape (R8.3), no SSE at all.
-          expect(JSON.parse(body), recording.name).toHaveProperty(protocol === 'messages' ? 'type' : 'error');
-          beforeOutput += 1;
-          continue;
-        }
-        const records = body.split('\n\n').filter((record) => record !== '');
-        const upstreamRecords = new Set(text.split('\n\n'));
-        // A raw prefix of the upstream's own records (Chat may lose its usage-only chunk), then what the encoder wrote.
-        const firstEncoded = records.findIndex((record) => !upstreamRecords.has(record));
-        expect(firstEncoded, recording.name).toBeGreaterThanOrEqual(0);
-        for (const record of records) {
-          const data = record.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
-          if (data !== undefined && data !== '[DONE]') expect(() => JSON.parse(data), `${recording.name}: ${data.slice(0, 60)}`).not.toThrow();
-        }
-        const ending = records.slice(firstEncoded).join('\n\n');
-        if (protocol === 'chat') expect(records.at(-2), recording.name).toMatch(/^data: \{"error":/);
-        if (protocol === 'chat') expect(records.at(-1), recording.name).toBe('data: [DONE]');
-        if (protocol === 'messages') expect(records.at(-1), recording.name).toMatch(/^event: error\n/);
-        if (protocol === 'messages') expect(body.match(/event: message_start\n/g)?.length ?? 0, recording.name).toBeLessThanOrEqual(1);
-        if (protocol === 'responses') expect(ending, recording.name).toMatch(/event: error\n[\s\S]*event: response\.failed\n/);
-        if (protocol === 'responses') expect(body.match(/event: response\.created\n/g)?.length ?? 0, recording.name).toBeLessThanOrEqual(1);
-        checked += 1;
-      }
-      expect(checked).toBeGreaterThanOrEqual(3);
-      expect(checked + beforeOutput).toBeGreaterThanOrEqual(5);
-    });
-  }
-
-  it('chat: a client that did not ask for usage gets no usage-only chunk; every other chunk is the upstream’s', async () => {
-    const recording = readRecordedStreams('chat').find((stream) => stream.lines.some((line) => line.includes('"choices":[]')));
-    expect(recording).toBeDefined();
-    const text = frameRecordedLines('chat', recording!.lines);
-    replies.push(text);
-    const body = await (await post('chat', {})).text();
-    const usageOnly = text.split('\n\n').filter((record) => record.includes('"choices":[]'));
-    expect(usageOnly.length).toBeGreaterThan(0);
-    expect(body).toBe(text.split('\n\n').filter((record) => !record.includes('"choices":[]')).join('\n\n'));
+  beforeAll(async () => {
+    scripted = await startScriptedGateway({ fetch });
+    replies = scripted.replies;
   });
-});
+  afterAll(() => scripted.close());
 
-describe('R8.2 relayed as it arrives', () => {
-  it('the client reads the first records while the upstream still holds the rest (it sends them only after that)', async () => {
-    const chunk = (content: string): string => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
-    let clientSawFirst!: () => void;
-    const seen = new Promise<void>((resolve) => (clientSawFirst = resolve));
-    replies.push((response) => {
-      response.write(chunk('first '));
-      // No timer: the rest goes out only once the client has read the first words through the gateway.
-      void seen.then(() => response.end(`${chunk('second')}data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`));
+  const post = (protocol: Protocol, body: Record<string, unknown>): Promise<Response> => scripted.post(protocol, body);
+
+  describe('raw relay: every recorded provider stream reaches the client byte for byte (issue 7, R8.2)', () => {
+    for (const protocol of PROTOCOLS) {
+      it(`${protocol}: recordings that end normally are relayed unchanged, fields the adapters do not model included`, async () => {
+        let relayed = 0;
+        for (const recording of readRecordedStreams(protocol)) {
+          const text = frameRecordedLines(protocol, recording.lines);
+          if (!(await endsNormally(protocol, text))) continue;
+          replies.push(text);
+          // Chat: the client asks for usage, so nothing is left out.
+          const response = await post(protocol, protocol === 'chat' ? { stream_options: { include_usage: true } } : {});
+          expect(response.status, recording.name).toBe(200);
+          expect(await response.text(), recording.name).toBe(text);
+          relayed += 1;
+        }
+        expect(relayed).toBeGreaterThanOrEqual(4);
+      });
+    }
+
+    for (const protocol of PROTOCOLS) {
+      it(`${protocol}: every recording cut halfway reaches the client as its own whole records, then one well-formed error ending`, async () => {
+        let checked = 0;
+        let beforeOutput = 0;
+        for (const recording of readRecordedStreams(protocol)) {
+          if (recording.lines.length < 4) continue;
+          const lines = recording.lines.slice(0, Math.floor(recording.lines.length / 2));
+          const text = frameRecordedLines(protocol, lines, { withDone: false });
+          replies.push(text);
+          const response = await post(protocol, {});
+          const body = await response.text();
+          if (response.status !== 200) {
+            // Cut before any output: retried, then an HTTP error in the protocol's JSON shape (R8.3), no SSE at all.
+            expect(JSON.parse(body), recording.name).toHaveProperty(protocol === 'messages' ? 'type' : 'error');
+            beforeOutput += 1;
+            continue;
+          }
+          const records = body.split('\n\n').filter((record) => record !== '');
+          const upstreamRecords = new Set(text.split('\n\n'));
+          // A raw prefix of the upstream's own records (Chat may lose its usage-only chunk), then what the encoder wrote.
+          const firstEncoded = records.findIndex((record) => !upstreamRecords.has(record));
+          expect(firstEncoded, recording.name).toBeGreaterThanOrEqual(0);
+          for (const record of records) {
+            const data = record.split('\n').find((line) => line.startsWith('data: '))?.slice(6);
+            if (data !== undefined && data !== '[DONE]') expect(() => JSON.parse(data), `${recording.name}: ${data.slice(0, 60)}`).not.toThrow();
+          }
+          const ending = records.slice(firstEncoded).join('\n\n');
+          if (protocol === 'chat') expect(records.at(-2), recording.name).toMatch(/^data: \{"error":/);
+          if (protocol === 'chat') expect(records.at(-1), recording.name).toBe('data: [DONE]');
+          if (protocol === 'messages') expect(records.at(-1), recording.name).toMatch(/^event: error\n/);
+          if (protocol === 'messages') expect(body.match(/event: message_start\n/g)?.length ?? 0, recording.name).toBeLessThanOrEqual(1);
+          if (protocol === 'responses') expect(ending, recording.name).toMatch(/event: error\n[\s\S]*event: response\.failed\n/);
+          if (protocol === 'responses') expect(body.match(/event: response\.created\n/g)?.length ?? 0, recording.name).toBeLessThanOrEqual(1);
+          checked += 1;
+        }
+        expect(checked).toBeGreaterThanOrEqual(3);
+        expect(checked + beforeOutput).toBeGreaterThanOrEqual(5);
+      });
+    }
+
+    it('chat: a client that did not ask for usage gets no usage-only chunk; every other chunk is the upstream’s', async () => {
+      const recording = readRecordedStreams('chat').find((stream) => stream.lines.some((line) => line.includes('"choices":[]')));
+      expect(recording).toBeDefined();
+      const text = frameRecordedLines('chat', recording!.lines);
+      replies.push(text);
+      const body = await (await post('chat', {})).text();
+      const usageOnly = text.split('\n\n').filter((record) => record.includes('"choices":[]'));
+      expect(usageOnly.length).toBeGreaterThan(0);
+      expect(body).toBe(text.split('\n\n').filter((record) => !record.includes('"choices":[]')).join('\n\n'));
     });
-    const response = await post('chat', {});
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    while (!text.includes('first ')) {
-      const { done, value } = await reader.read();
-      expect(done).toBe(false);
-      text += decoder.decode(value, { stream: true });
-    }
-    expect(text).not.toContain('second');
-    clientSawFirst();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-    expect(text).toContain('"content":"second"');
-    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
+  describe('R8.2 relayed as it arrives', () => {
+    it('the client reads the first records while the upstream still holds the rest (it sends them only after that)', async () => {
+      const chunk = (content: string): string => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+      let clientSawFirst!: () => void;
+      const seen = new Promise<void>((resolve) => (clientSawFirst = resolve));
+      replies.push((response) => {
+        response.write(chunk('first '));
+        // No timer: the rest goes out only once the client has read the first words through the gateway.
+        void seen.then(() => response.end(`${chunk('second')}data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`));
+      });
+      const response = await post('chat', {});
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while (!text.includes('first ')) {
+        const { done, value } = await reader.read();
+        expect(done).toBe(false);
+        text += decoder.decode(value, { stream: true });
+      }
+      expect(text).not.toContain('second');
+      clientSawFirst();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      expect(text).toContain('"content":"second"');
+      expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    });
+  });
+
+  describe('raw relay splices the encoder in within one read (issue 7, R8.3)', () => {
+    it('an in-stream error right after text in the same read: the text once, then the encoder’s error and [DONE], not the upstream’s record', async () => {
+      const chunk = (fields: Record<string, unknown>): string => `data: ${JSON.stringify({ id: 'chatcmpl-raw', object: 'chat.completion.chunk', created: 1, model: 'm', ...fields })}\n\n`;
+      const upstreamError = 'data: {"error":{"message":"upstream broke","type":"server_error","code":"boom_upstream"}}\n\n';
+      replies.push(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello ' }, finish_reason: null }] }) + chunk({ choices: [{ index: 0, delta: { content: 'world' }, finish_reason: null }] }) + upstreamError);
+      const records = await readSseRecords(await post('chat', {}));
+      const text = records.flatMap((record) => (record.data.startsWith('{"id"') ? [JSON.parse(record.data).choices[0]?.delta?.content ?? ''] : [])).join('');
+      expect(text).toBe('Hello world');
+      expect(records.filter((record) => record.data.includes('"error"'))).toHaveLength(1);
+      expect(records.some((record) => record.data.includes('boom_upstream') && record.data.startsWith('{"error":{"message":"upstream broke","type":"server_error","code":"boom_upstream"}}'))).toBe(false);
+      expect(records.at(-1)?.data).toBe('[DONE]');
+    });
   });
 });
 
 describe('raw relay splices the encoder in where the stream must change (issue 7, R8.3)', () => {
-  it('an in-stream error right after text in the same read: the text once, then the encoder’s error and [DONE], not the upstream’s record', async () => {
-    const chunk = (fields: Record<string, unknown>): string => `data: ${JSON.stringify({ id: 'chatcmpl-raw', object: 'chat.completion.chunk', created: 1, model: 'm', ...fields })}\n\n`;
-    const upstreamError = 'data: {"error":{"message":"upstream broke","type":"server_error","code":"boom_upstream"}}\n\n';
-    replies.push(chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello ' }, finish_reason: null }] }) + chunk({ choices: [{ index: 0, delta: { content: 'world' }, finish_reason: null }] }) + upstreamError);
-    const records = await readSseRecords(await post('chat', {}));
-    const text = records.flatMap((record) => (record.data.startsWith('{"id"') ? [JSON.parse(record.data).choices[0]?.delta?.content ?? ''] : [])).join('');
-    expect(text).toBe('Hello world');
-    expect(records.filter((record) => record.data.includes('"error"'))).toHaveLength(1);
-    expect(records.some((record) => record.data.includes('boom_upstream') && record.data.startsWith('{"error":{"message":"upstream broke","type":"server_error","code":"boom_upstream"}}'))).toBe(false);
-    expect(records.at(-1)?.data).toBe('[DONE]');
-  });
-
   it('messages recovery after relayed thinking: one message_start, block indices continue, every block stopped once', async () => {
     const harness = await startHarness();
     try {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ChatChunkDecoder } from './chat-stream-decoder.js';
 
 const head = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1770000000,"model":"m","choices":[{"index":0,"delta":';
@@ -17,6 +17,10 @@ const chunk = fc.oneof(
   literal.map((value) => `${head}{"content":${value},"refusal":"no"}${tail}`),
 );
 
+const textChunk = (text: string) => `${head}{"content":${JSON.stringify(text)},"reasoning_content":null}${tail}`;
+/** More learnable records than the decoder parses fully before it learns (decision 0204). */
+const warmUp = Array.from({ length: 5 }, (_, index) => textChunk(`w${index}`));
+
 function decodeAll(records: string[], learnRecordShapes: boolean) {
   const decoder = new ChatChunkDecoder({ learnRecordShapes });
   const events: unknown[] = [];
@@ -32,10 +36,28 @@ describe('Chat delta fast path (decision 0201, R7.2)', () => {
     expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: 'text-0', delta: ' there' });
   });
 
+  it('parses a stream’s first four candidate chunks fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
+    const decoder = new ChatChunkDecoder();
+    const events: never[] = [];
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const data of warmUp.slice(0, 4)) decoder.pushRecordEvents({ data }, false, events);
+      // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
+      expect(parse).toHaveBeenCalledTimes(4);
+      decoder.pushRecordEvents({ data: warmUp[4]! }, false, events);
+      parse.mockClear();
+      for (const text of ['x', 'y', 'z']) decoder.pushRecordEvents({ data: textChunk(text) }, false, events);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    expect(events.filter((event: { type: string }) => event.type === 'text-delta')).toHaveLength(8);
+  });
+
   it('property: events equal the full-parse decoder for any literal, escapes, control characters and shape changes', () => {
     fc.assert(
       fc.property(fc.array(chunk, { maxLength: 30 }), (records) => {
-        const stream = [`${head}{"content":"a","reasoning_content":null}${tail}`, ...records];
+        const stream = [...warmUp, ...records];
         expect(decodeAll(stream, true)).toEqual(decodeAll(stream, false));
       }),
       { numRuns: 500 },

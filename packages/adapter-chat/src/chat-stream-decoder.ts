@@ -1,4 +1,4 @@
-import { decodeSseStream, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent } from '@turnguard/core';
+import { decodeSseStream, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
 import { ChatToolCallAssembler } from './chat-tool-call-assembler.js';
@@ -27,8 +27,6 @@ export function decodeChatStream(body: ReadableStream<Uint8Array>): AsyncGenerat
 
 type BlockKind = 'text' | 'reasoning';
 
-const MAX_LEARN_BUDGET = 8;
-
 /**
  * Per-segment decoding state: one instance per response body. The `push*`
  * methods append to the caller's array (the stream decoder's per-read batch)
@@ -44,12 +42,11 @@ export class ChatChunkDecoder {
   private doneSeen = false;
   /** The stream's repetitive delta chunk, so its next ones skip JSON.parse (decision 0201). */
   private deltaTemplate: ChatDeltaTemplate | undefined;
-  /** Learning attempts left; a hit earns one back, so a shape that never repeats stops costing. */
-  private learnBudget: number;
+  private readonly learning: TemplateLearningBudget;
 
   /** `learnRecordShapes: false` turns the template fast path off (the reference its tests compare with). */
   constructor(options: { learnRecordShapes?: boolean } = {}) {
-    this.learnBudget = options.learnRecordShapes === false ? 0 : MAX_LEARN_BUDGET;
+    this.learning = new TemplateLearningBudget(options.learnRecordShapes !== false);
   }
 
   handleRecord(record: SseRecord, atEndOfBody: boolean): TurnEvent[] {
@@ -78,7 +75,7 @@ export class ChatChunkDecoder {
     if (learned !== undefined && this.metadataSent && eventName !== 'error') {
       const value = learned.template.matchValue(data);
       if (value !== undefined) {
-        if (this.learnBudget < MAX_LEARN_BUDGET) this.learnBudget += 1;
+        this.learning.earn();
         if (!this.terminalFrameSeen) this.appendToBlock(learned.kind, value, events);
         return;
       }
@@ -107,14 +104,13 @@ export class ChatChunkDecoder {
       return;
     }
     this.pushChunkEvents(payload, events);
-    if (this.learnBudget > 0 && this.metadataSent && !this.terminalFrameSeen) this.learnDeltaTemplate(data, payload);
+    if (this.learning.open && this.metadataSent && !this.terminalFrameSeen) this.learnDeltaTemplate(data, payload);
   }
 
   private learnDeltaTemplate(data: string, payload: Record<string, unknown>): void {
     const choice = findFirstChoice(payload.choices);
     // Cheap pre-check: only a chunk with a delta string is worth lexing.
-    if (choice === undefined || !isRecord(choice.delta)) return;
-    this.learnBudget -= 1;
+    if (choice === undefined || !isRecord(choice.delta) || !this.learning.take()) return;
     const learned = learnChatDeltaTemplate(data, payload);
     if (learned !== undefined) this.deltaTemplate = learned;
   }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MessagesStreamDecoder } from './messages-stream-decoder.js';
 
 const literal = fc.oneof(
@@ -12,6 +12,9 @@ const start = [
   ['content_block_start', '{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}'],
   ['content_block_delta', '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi"}}'],
 ] as const;
+const textDelta = (text: string) => ['content_block_delta', `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`] as const;
+/** More learnable records than the decoder parses fully before it learns (decision 0204). */
+const warmUp = Array.from({ length: 5 }, (_, index) => textDelta(`w${index}`));
 const record = fc.oneof(
   literal.map((value) => ['content_block_delta', `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":${value}}}`] as const),
   literal.map((value) => ['content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":${value}}}`] as const),
@@ -36,10 +39,29 @@ describe('Messages delta fast path (decision 0201, R7.2)', () => {
     expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: '1', delta: ' there' });
   });
 
+  it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
+    const decoder = new MessagesStreamDecoder();
+    const events: never[] = [];
+    for (const [eventName, data] of start.slice(0, 3)) decoder.pushRecordEvents(eventName, data, events);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const [eventName, data] of warmUp.slice(0, 4)) decoder.pushRecordEvents(eventName, data, events);
+      // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
+      expect(parse).toHaveBeenCalledTimes(4);
+      decoder.pushRecordEvents(...warmUp[4]!, events);
+      parse.mockClear();
+      for (const text of ['x', 'y', 'z']) decoder.pushRecordEvents(...textDelta(text), events);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    expect(events.filter((event: { type: string }) => event.type === 'text-delta')).toHaveLength(8);
+  });
+
   it('property: events equal the full-parse decoder for any literal, event name, duplicate key, closed block or stop', () => {
     fc.assert(
       fc.property(fc.array(record, { maxLength: 30 }), (records) => {
-        const stream = [...start, ...records];
+        const stream = [...start, ...warmUp, ...records];
         expect(decodeAll(stream, true)).toEqual(decodeAll(stream, false));
       }),
       { numRuns: 500 },

@@ -1,4 +1,4 @@
-import { decodeSseStream, RecordTemplate, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd } from '@turnguard/core';
+import { decodeSseStream, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd } from '@turnguard/core';
 import { classifyMessagesStreamError, createInvalidStreamDataError } from './classify-messages-error.js';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
@@ -19,7 +19,6 @@ interface DeltaTemplate {
   blockKind: 'text' | 'reasoning';
 }
 
-const MAX_LEARN_BUDGET = 8;
 const TEXT_DELTA = { valueKey: 'text', blockKind: 'text' } as const;
 const THINKING_DELTA = { valueKey: 'thinking', blockKind: 'reasoning' } as const;
 
@@ -46,12 +45,11 @@ export class MessagesStreamDecoder {
   readonly #blocks = new Map<number, OpenBlock>();
   /** The stream's repetitive text/thinking delta record, so its next ones skip JSON.parse (decision 0201). */
   #delta: DeltaTemplate | undefined;
-  /** Learning attempts left; a hit earns one back, so a shape that never repeats stops costing. */
-  #learnBudget: number;
+  readonly #learning: TemplateLearningBudget;
 
   /** `learnRecordShapes: false` turns the template fast path off (the reference its tests compare with). */
   constructor(options: { learnRecordShapes?: boolean } = {}) {
-    this.#learnBudget = options.learnRecordShapes === false ? 0 : MAX_LEARN_BUDGET;
+    this.#learning = new TemplateLearningBudget(options.learnRecordShapes !== false);
   }
 
   /** One SSE record → the neutral events it stands for (often none). Never throws. */
@@ -70,7 +68,7 @@ export class MessagesStreamDecoder {
     if (learned !== undefined && eventName === learned.eventName) {
       const value = learned.template.matchValue(data);
       if (value !== undefined) {
-        if (this.#learnBudget < MAX_LEARN_BUDGET) this.#learnBudget += 1;
+        this.#learning.earn();
         this.#pushLearnedDelta(learned, value, events);
         return;
       }
@@ -99,7 +97,7 @@ export class MessagesStreamDecoder {
       case 'content_block_start':
         return this.#startBlock(parsed, events);
       case 'content_block_delta':
-        if (this.#learnBudget > 0) this.#learnDeltaTemplate(eventName, data, parsed);
+        if (this.#learning.open) this.#learnDeltaTemplate(eventName, data, parsed);
         return this.#applyDelta(parsed, events);
       case 'content_block_stop':
         return this.#stopBlock(parsed['index'], events);
@@ -138,7 +136,7 @@ export class MessagesStreamDecoder {
     if (typeof index !== 'number' || !isRecord(delta)) return;
     const shape = delta['type'] === 'text_delta' ? TEXT_DELTA : delta['type'] === 'thinking_delta' ? THINKING_DELTA : undefined;
     if (shape === undefined || typeof delta[shape.valueKey] !== 'string' || delta[shape.valueKey] === '') return;
-    this.#learnBudget -= 1;
+    if (!this.#learning.take()) return;
     const template = RecordTemplate.learn(data, {
       valueKey: shape.valueKey,
       readValue: (probed) => (isRecord(probed) && isRecord(probed['delta']) ? probed['delta'][shape.valueKey] : undefined),

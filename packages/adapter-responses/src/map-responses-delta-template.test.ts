@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
 
 const literal = fc.oneof(
@@ -8,6 +8,8 @@ const literal = fc.oneof(
 );
 const textDelta = (seq: number, value: string, contentIndex = 0) =>
   `{"type":"response.output_text.delta","sequence_number":${seq},"item_id":"msg_1","output_index":1,"content_index":${contentIndex},"delta":${value}}`;
+/** More learnable records than the mapper parses fully before it learns (decision 0204). */
+const warmUp = Array.from({ length: 5 }, (_, index) => textDelta(index, `"w${index}"`));
 const record = fc.oneof(
   fc.tuple(fc.nat(), literal).map(([seq, value]) => textDelta(seq, value)),
   fc.tuple(fc.nat(), literal).map(([seq, value]) => textDelta(seq, value, 1)),
@@ -32,10 +34,28 @@ describe('Responses delta fast path (decision 0201, R7.2)', () => {
     expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: 'msg_1', delta: '!' });
   });
 
+  it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
+    const mapper = new ResponsesStreamEventMapper();
+    const events: never[] = [];
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const data of warmUp.slice(0, 4)) mapper.pushRecordEvents(data, events);
+      // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
+      expect(parse).toHaveBeenCalledTimes(4);
+      mapper.pushRecordEvents(warmUp[4]!, events);
+      parse.mockClear();
+      for (const [index, text] of ['"x"', '"y"', '"z"'].entries()) mapper.pushRecordEvents(textDelta(10 + index, text), events);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    expect(events.filter((event: { type: string }) => event.type === 'text-delta')).toHaveLength(8);
+  });
+
   it('property: events equal the full-parse mapper for any literal, sequence number, id, duplicate key or terminal', () => {
     fc.assert(
       fc.property(fc.array(record, { maxLength: 30 }), (records) => {
-        const stream = [textDelta(0, '"a"'), ...records];
+        const stream = [...warmUp, ...records];
         expect(decodeAll(stream, true)).toEqual(decodeAll(stream, false));
       }),
       { numRuns: 500 },

@@ -1,4 +1,4 @@
-import { RecordTemplate, TurnError, type DecodedStreamEvent, type StreamEnd, type TurnEvent } from '@turnguard/core';
+import { RecordTemplate, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type StreamEnd, type TurnEvent } from '@turnguard/core';
 import { classifyResponsesStreamError } from './classify-responses-error.js';
 import { convertResponsesUsage } from './convert-responses-usage.js';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.js';
@@ -16,7 +16,6 @@ interface SentText {
 }
 
 const SENT_TAIL_CHARS = 64;
-const MAX_LEARN_BUDGET = 8;
 
 type DeltaKind = 'text' | 'reasoning' | 'tool';
 
@@ -67,12 +66,11 @@ export class ResponsesStreamEventMapper {
   private readonly toolCalls = new Map<string, ToolCallState>();
   /** The stream's repetitive delta record, so its next ones skip JSON.parse (decision 0201). */
   private deltaTemplate: DeltaTemplate | undefined;
-  /** Learning attempts left; a hit earns one back, so a shape that never repeats stops costing. */
-  private learnBudget: number;
+  private readonly learning: TemplateLearningBudget;
 
   /** `learnRecordShapes: false` turns the template fast path off (the reference its tests compare with). */
   constructor(options: { learnRecordShapes?: boolean } = {}) {
-    this.learnBudget = options.learnRecordShapes === false ? 0 : MAX_LEARN_BUDGET;
+    this.learning = new TemplateLearningBudget(options.learnRecordShapes !== false);
   }
 
   /** One SSE record (its `data` text) → neutral events. */
@@ -91,7 +89,7 @@ export class ResponsesStreamEventMapper {
     if (learned !== undefined) {
       const value = learned.template.matchValue(data);
       if (value !== undefined) {
-        if (this.learnBudget < MAX_LEARN_BUDGET) this.learnBudget += 1;
+        this.learning.earn();
         this.pushDelta(learned.kind, learned.id, value, events);
         return;
       }
@@ -108,7 +106,7 @@ export class ResponsesStreamEventMapper {
       return;
     }
     this.pushEventEvents(payload, events);
-    if (this.learnBudget > 0 && typeof payload.delta === 'string' && payload.delta !== '') this.learnDeltaTemplate(data, payload);
+    if (this.learning.open && typeof payload.delta === 'string' && payload.delta !== '') this.learnDeltaTemplate(data, payload);
   }
 
   /**
@@ -119,8 +117,7 @@ export class ResponsesStreamEventMapper {
   private learnDeltaTemplate(data: string, payload: JsonObject): void {
     const type = readString(payload.type);
     const kind = type === undefined ? undefined : DELTA_KINDS.get(type);
-    if (kind === undefined) return;
-    this.learnBudget -= 1;
+    if (kind === undefined || !this.learning.take()) return;
     const template = RecordTemplate.learn(data, {
       valueKey: 'delta',
       ignoredIntegerKeys: ['sequence_number'],

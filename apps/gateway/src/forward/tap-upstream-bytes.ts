@@ -1,8 +1,9 @@
 import type { FetchFunction, FetchResponse } from '@turnguard/core';
-import { readBodyText } from '../http/node-http-response.js';
+import type { BodyReadTap } from '../http/node-body-stream.js';
+import { NodeHttpResponse, readBodyText } from '../http/node-http-response.js';
 
 /** What the raw relay learns about the upstream bodies runTurn reads. */
-export interface UpstreamByteTap {
+export interface UpstreamByteTap extends BodyReadTap {
   /** A successful response's body starts (segment 1, a retried attempt, or the recovery segment). */
   onBodyStart(): void;
   /**
@@ -12,8 +13,6 @@ export interface UpstreamByteTap {
    * event decoded from the bytes so far has been consumed by the relay.
    */
   onDrained(): void;
-  /** Bytes about to reach the decoder, in order. */
-  onBytes(chunk: Uint8Array): void;
 }
 
 /**
@@ -27,6 +26,9 @@ export function tapUpstreamBytes(fetch: FetchFunction, tap: UpstreamByteTap): Fe
     const response = await fetch(input, init);
     if (!response.ok || response.body === null) return response;
     tap.onBodyStart();
+    // The gateway's own transport reports reads from its body stream: no second ReadableStream
+    // per response, whose construction (Node 20 `makeTransferable`) sat on the TTFB path (decision 0204).
+    if (response instanceof NodeHttpResponse && response.tapBody(tap)) return response;
     return withTappedBody(response, response.body, tap);
   };
 }

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import { createAbortError, createBodyStream } from './node-body-stream.js';
 import { NodeHttpResponse } from './node-http-response.js';
 
 /** A FetchFunction over `node:http(s)` plus the keep-alive pools it owns. */
@@ -15,22 +16,6 @@ export interface NodeHttpFetch {
 
 /** Statuses that have no body (fetch gives them a null one). */
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
-
-/**
- * The shape undici's fetch gives a body whose socket closed mid-stream:
- * `TypeError: terminated` with the socket error as `cause` (reference/toolchain.md,
- * measured). classifyThrownError reads it as a retryable transport error
- * (R1.1), and the decoders propagate it like any stream error.
- */
-function createTerminatedError(cause: unknown): TypeError {
-  const socketError = cause ?? Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
-  return new TypeError('terminated', { cause: socketError });
-}
-
-function createAbortError(signal: AbortSignal): unknown {
-  // fetch rejects with the signal's reason when it has one, else a DOMException AbortError.
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
 
 /** runTurn passes a plain record; copying it skips building a WHATWG Headers per request. */
 function readRequestHeaders(init: RequestInit['headers']): Record<string, string> {
@@ -67,101 +52,6 @@ interface RequestTarget {
 }
 
 const MAX_CACHED_TARGETS = 64;
-
-/** Bytes read ahead of the decoder before the socket is paused (backpressure). */
-const MAX_READ_AHEAD_BYTES = 1024 * 1024;
-
-/**
- * The body as a WHATWG stream, delivered as it arrives (R8.2) but coalesced:
- * everything the socket delivered while the decoder was busy becomes ONE
- * chunk on its next read, so a burst of small SSE records costs one decode
- * pass instead of one per TCP segment (bench/README.md, burst upstream).
- * Past MAX_READ_AHEAD_BYTES the socket is paused. A socket closed before the
- * end errors the stream like undici's `terminated` — after the bytes already
- * received — and an abort errors it with the abort reason at once; `cancel()`
- * releases the socket.
- */
-interface BodyStream {
-  stream: ReadableStream<Uint8Array>;
-  /** Errors the body with the abort reason at once (called by the request's one abort listener). */
-  abort(): void;
-}
-
-function createBodyStream(response: IncomingMessage, source: Readable, signal: AbortSignal, onSettled: () => void): BodyStream {
-  let settled = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let queued: Buffer[] = [];
-  let queuedBytes = 0;
-  let readPending = false;
-  let pendingError: unknown;
-  const settle = (): boolean => {
-    if (settled) return false;
-    settled = true;
-    onSettled();
-    return true;
-  };
-  const takeQueued = (): Uint8Array => {
-    const chunk = queued.length === 1 ? queued[0]! : Buffer.concat(queued, queuedBytes);
-    queued = [];
-    queuedBytes = 0;
-    return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  };
-  const fail = (error: unknown, immediately: boolean): void => {
-    if (!settle()) return;
-    response.destroy();
-    // Bytes received before the cut still reach the decoder (it may hold a whole record), then the error.
-    if (!immediately && queued.length > 0) pendingError = error;
-    else {
-      queued = [];
-      controller.error(error);
-    }
-  };
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(streamController) {
-        controller = streamController;
-        source.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          if (readPending) {
-            readPending = false;
-            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            return;
-          }
-          queued.push(chunk);
-          queuedBytes += chunk.byteLength;
-          if (queuedBytes >= MAX_READ_AHEAD_BYTES) source.pause();
-        });
-        source.once('end', () => {
-          if (!settle()) return;
-          if (queued.length > 0) controller.enqueue(takeQueued());
-          controller.close();
-        });
-        source.on('error', (error) => fail(signal.aborted ? createAbortError(signal) : createTerminatedError(error), signal.aborted));
-        // A 'close' before the body completed: the upstream dropped the connection mid-body.
-        response.once('close', () => {
-          if (!response.complete) fail(signal.aborted ? createAbortError(signal) : createTerminatedError(undefined), signal.aborted);
-        });
-      },
-      pull() {
-        if (queued.length > 0) {
-          controller.enqueue(takeQueued());
-          source.resume();
-        } else if (pendingError !== undefined) {
-          controller.error(pendingError);
-          pendingError = undefined;
-        } else readPending = true;
-      },
-      cancel() {
-        settle();
-        queued = [];
-        response.destroy();
-      },
-    },
-    // Pulled only when the decoder waits for bytes: nothing is queued inside the stream itself.
-    { highWaterMark: 0 },
-  );
-  return { stream, abort: () => fail(createAbortError(signal), true) };
-}
 
 /**
  * An upstream transport for runTurn over `node:http` / `node:https` with
@@ -251,16 +141,15 @@ export function createNodeHttpFetch(): NodeHttpFetch {
             return;
           }
           const nullBody = NULL_BODY_STATUSES.has(status) || init.method === 'HEAD';
-          let stream: ReadableStream<Uint8Array> | null = null;
           if (nullBody) {
             stopListening();
             response.resume();
-          } else {
-            const body = createBodyStream(response, decodeContentEncoding(response), signal, stopListening);
-            abortBody = body.abort;
-            stream = body.stream;
+            resolve(new NodeHttpResponse(status, response.headers, null));
+            return;
           }
-          resolve(new NodeHttpResponse(status, response.headers, stream));
+          const body = createBodyStream(response, decodeContentEncoding(response), signal, stopListening);
+          abortBody = body.abort;
+          resolve(new NodeHttpResponse(status, response.headers, body));
         },
       );
       signal.addEventListener('abort', onAbort, { once: true });

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FetchResponse, FetchResponseHeaders } from '@turnguard/core';
+import type { BodyReadTap, BodyStream } from './node-body-stream.js';
 
 /** `Headers.get` over node:http's parsed headers (keys already lower-case; repeats joined with ", " like fetch). */
 class NodeResponseHeaders implements FetchResponseHeaders {
@@ -21,14 +22,25 @@ class NodeResponseHeaders implements FetchResponseHeaders {
 export class NodeHttpResponse implements FetchResponse {
   readonly ok: boolean;
   readonly headers: FetchResponseHeaders;
+  readonly body: ReadableStream<Uint8Array> | null;
+  readonly #body: BodyStream | null;
 
   constructor(
     readonly status: number,
     headers: IncomingHttpHeaders,
-    readonly body: ReadableStream<Uint8Array> | null,
+    body: BodyStream | null,
   ) {
     this.ok = status >= 200 && status <= 299;
     this.headers = new NodeResponseHeaders(headers);
+    this.#body = body;
+    this.body = body === null ? null : body.stream;
+  }
+
+  /** Reports the body's reads to `tap` (the raw relay) from the body itself; false when there is no body. */
+  tapBody(tap: BodyReadTap): boolean {
+    if (this.#body === null) return false;
+    this.#body.setTap(tap);
+    return true;
   }
 
   /** The whole body as UTF-8 text (error bodies); rejects like fetch when the body fails. */

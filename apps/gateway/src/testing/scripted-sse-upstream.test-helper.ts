@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Protocol } from '@turnguard/core';
+import type { FetchFunction, Protocol } from '@turnguard/core';
 import { createGateway, type Gateway } from '../create-gateway.js';
 
 /** SSE text (written in uneven pieces so records straddle network reads), or a function that writes the answer itself. */
@@ -25,7 +25,7 @@ const PIECE_OFFSETS = [0, 7, 100, 101, 333, 1000, 4096];
  * script of raw SSE bytes (real recordings, hand-made streams), for tests
  * about the exact bytes relayed. Retry backoff is 1–2 ms: no test sleeps.
  */
-export async function startScriptedGateway(): Promise<ScriptedGateway> {
+export async function startScriptedGateway(options: { fetch?: FetchFunction | undefined } = {}): Promise<ScriptedGateway> {
   const replies: ScriptedReply[] = [];
   const bodies: Array<Record<string, unknown>> = [];
   const upstream = createServer((request, response) => {
@@ -48,7 +48,7 @@ export async function startScriptedGateway(): Promise<ScriptedGateway> {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  const gateway = createGateway({ port: 0, upstreams: { chat: `${base}/v1`, responses: `${base}/v1`, messages: base }, env: {}, retry: { initialDelayMs: 1, maxDelayMs: 2 } });
+  const gateway = createGateway({ port: 0, upstreams: { chat: `${base}/v1`, responses: `${base}/v1`, messages: base }, env: {}, retry: { initialDelayMs: 1, maxDelayMs: 2 }, ...(options.fetch === undefined ? {} : { fetch: options.fetch }) });
   await gateway.listen();
   return {
     gateway,

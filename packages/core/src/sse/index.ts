@@ -1,3 +1,4 @@
 export { decodeSseStream, type DecodeSseStreamOptions, type LastRecordRule, type SseRecord, type SseRecordDecoder } from './decode-sse-stream.js';
 export { SseFramer, type SseRecordSink } from './sse-framer.js';
 export { RecordTemplate, type LearnRecordTemplateOptions } from './record-template.js';
+export { TemplateLearningBudget } from './template-learning-budget.js';
