@@ -1,4 +1,4 @@
-import { decodeSseStream, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent } from '@turnguard/core';
+import { decodeSseStream, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
 import { ChatToolCallAssembler } from './chat-tool-call-assembler.js';
@@ -14,7 +14,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
  * alone is not one (SPEC "terminal frame"). Bad data becomes an `error`
  * event; a failure of the body stream itself is thrown.
  */
-export function decodeChatStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+export function decodeChatStream(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
   // Core's decodeSseStream: each read's records are decoded into one reused
   // batch that `next()` serves without an async-generator step per event
   // (bench/README.md, "decode"; decision 0200).

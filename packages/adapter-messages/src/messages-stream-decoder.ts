@@ -1,4 +1,4 @@
-import { decodeSseStream, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd } from '@turnguard/core';
+import { decodeSseStream, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream } from '@turnguard/core';
 import { classifyMessagesStreamError, createInvalidStreamDataError } from './classify-messages-error.js';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
@@ -312,7 +312,7 @@ function joinToolInput(block: { inputParts: string[]; initialInput: unknown }): 
  * inside it (anthropic-sdk-typescript src/core/streaming.ts reads it the same
  * way). Errors of the body stream itself propagate, after earlier events.
  */
-export function decodeMessagesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+export function decodeMessagesStream(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
   return decodeSseStream<DecodedStreamEvent>(body, { decoder: new MessagesSseDecoder(), lastRecord: 'drop' });
 }
 

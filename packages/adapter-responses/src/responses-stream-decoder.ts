@@ -1,4 +1,4 @@
-import { decodeSseStream, type DecodedStreamEvent, type SseRecordDecoder } from '@turnguard/core';
+import { decodeSseStream, type DecodedStreamEvent, type SseRecordDecoder, type ByteStream } from '@turnguard/core';
 import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
 
 /**
@@ -10,7 +10,7 @@ import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
  * `{type:'stream-end', terminalFrameSeen}`. Bad data becomes an `error`
  * event; only a failure of the body stream itself is thrown.
  */
-export function decodeResponsesStream(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+export function decodeResponsesStream(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
   return decodeSseStream<DecodedStreamEvent>(body, {
     decoder: new ResponsesSseDecoder(),
     // A last record whose lines are complete but which lacks the closing blank

@@ -1,4 +1,4 @@
-import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import type { ByteStream, FetchFunction, FetchResponse } from '@turnguard/core';
 import type { BodyReadTap } from '../http/node-body-stream.js';
 import { NodeHttpResponse, readBodyText } from '../http/node-http-response.js';
 
@@ -26,14 +26,14 @@ export function tapUpstreamBytes(fetch: FetchFunction, tap: UpstreamByteTap): Fe
     const response = await fetch(input, init);
     if (!response.ok || response.body === null) return response;
     tap.onBodyStart();
-    // The gateway's own transport reports reads from its body stream: no second ReadableStream
-    // per response, whose construction (Node 20 `makeTransferable`) sat on the TTFB path (decision 0204).
+    // The gateway's own transport reports reads from its body itself: no wrapping stream per
+    // response on the first-byte path (decision 0204).
     if (response instanceof NodeHttpResponse && response.tapBody(tap)) return response;
     return withTappedBody(response, response.body, tap);
   };
 }
 
-function withTappedBody(response: FetchResponse, source: ReadableStream<Uint8Array>, tap: UpstreamByteTap): FetchResponse {
+function withTappedBody(response: FetchResponse, source: ByteStream, tap: UpstreamByteTap): FetchResponse {
   const reader = source.getReader();
   const body = new ReadableStream<Uint8Array>(
     {

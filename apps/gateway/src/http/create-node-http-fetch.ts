@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FetchFunction, FetchResponse } from '@turnguard/core';
-import { createAbortError, createBodyStream } from './node-body-stream.js';
+import { createAbortError, NodeBodyStream } from './node-body-stream.js';
 import { NodeHttpResponse } from './node-http-response.js';
 
 /** A FetchFunction over `node:http(s)` plus the keep-alive pools it owns. */
@@ -65,7 +65,8 @@ const MAX_CACHED_TARGETS = 64;
  * - a body cut mid-stream errors the body stream with `TypeError: terminated`;
  * - an abort rejects (or errors the body) with the signal's reason at once
  *   and destroys the socket (R1.6, R8.4);
- * - the body is a `ReadableStream<Uint8Array>` delivered as it arrives (R8.2).
+ * - the body is core's `ByteStream` (a default reader's behaviour, without a
+ *   WHATWG ReadableStream: decision 0205), delivered as it arrives (R8.2).
  */
 export function createNodeHttpFetch(): NodeHttpFetch {
   // Long thinking streams are silent for minutes; runTurn's own deadlines (R4.2) bound them, not a socket timeout.
@@ -147,8 +148,8 @@ export function createNodeHttpFetch(): NodeHttpFetch {
             resolve(new NodeHttpResponse(status, response.headers, null));
             return;
           }
-          const body = createBodyStream(response, decodeContentEncoding(response), signal, stopListening);
-          abortBody = body.abort;
+          const body = new NodeBodyStream(response, decodeContentEncoding(response), signal, stopListening);
+          abortBody = () => body.abort();
           resolve(new NodeHttpResponse(status, response.headers, body));
         },
       );

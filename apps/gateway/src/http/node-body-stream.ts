@@ -1,10 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { ByteStream, ByteStreamReader } from '@turnguard/core';
 
 /**
  * Who watches what the decoder reads of a body (the gateway's raw relay,
  * forward/tap-upstream-bytes.ts), reported by the body itself so that no
- * second ReadableStream wraps it on the time-to-first-byte path (decision 0204).
+ * second stream wraps it on the time-to-first-byte path (decision 0204).
  */
 export interface BodyReadTap {
   /** The reader asks for more bytes (every read: nothing is queued inside the stream). */
@@ -32,113 +33,169 @@ export function createAbortError(signal: AbortSignal): unknown {
 /** Bytes read ahead of the decoder before the socket is paused (backpressure). */
 const MAX_READ_AHEAD_BYTES = 1024 * 1024;
 
+const DONE: ReadableStreamReadResult<Uint8Array> = Object.freeze({ done: true, value: undefined });
+
+type Waiter = { resolve: (result: ReadableStreamReadResult<Uint8Array>) => void; reject: (error: unknown) => void };
+
 /**
- * The body as a WHATWG stream, delivered as it arrives (R8.2) but coalesced:
- * everything the socket delivered while the decoder was busy becomes ONE
- * chunk on its next read, so a burst of small SSE records costs one decode
- * pass instead of one per TCP segment (bench/README.md, burst upstream).
- * Past MAX_READ_AHEAD_BYTES the socket is paused. A socket closed before the
- * end errors the stream like undici's `terminated` — after the bytes already
- * received — and an abort errors it with the abort reason at once; `cancel()`
- * releases the socket.
+ * An upstream body as core's `ByteStream` (what the decoders read), not a
+ * WHATWG ReadableStream: Node 20 builds those through `makeTransferable`,
+ * ≈ 8–10 µs per response on the first-byte path, and every read of one then
+ * goes through the webstreams machinery (decision 0205). Its behaviour is a
+ * default reader's where the decoders and runTurn can tell:
+ * - delivered as it arrives (R8.2) but coalesced: everything the socket
+ *   delivered while the decoder was busy is ONE chunk on its next read, so a
+ *   burst of small SSE records costs one decode pass instead of one per TCP
+ *   segment (bench/README.md, burst upstream); past MAX_READ_AHEAD_BYTES the
+ *   socket is paused;
+ * - a socket closed before the end errors the body like undici's
+ *   `terminated`, after the bytes already received; an abort errors it with
+ *   the abort reason at once; after an error every read rejects with it;
+ * - `cancel()` releases the socket and ends pending reads; one reader at a
+ *   time (`getReader()` on a locked body throws, as WHATWG's does);
+ * - every read reaches the tap, if one is set (`onDrained`, then `onBytes`).
  */
-export interface BodyStream {
-  stream: ReadableStream<Uint8Array>;
+export class NodeBodyStream implements ByteStream, ByteStreamReader {
+  readonly #response: IncomingMessage;
+  readonly #source: Readable;
+  readonly #signal: AbortSignal;
+  readonly #onSettled: () => void;
+  #settled = false;
+  #ended = false;
+  #closed = false;
+  #locked = false;
+  #queued: Buffer[] = [];
+  #queuedBytes = 0;
+  #waiters: Waiter[] = [];
+  /** Set when the socket failed with bytes still queued: delivered after them. */
+  #pendingError: { error: unknown } | undefined;
+  #error: { error: unknown } | undefined;
+  #tap: BodyReadTap | undefined;
+
+  constructor(response: IncomingMessage, source: Readable, signal: AbortSignal, onSettled: () => void) {
+    this.#response = response;
+    this.#source = source;
+    this.#signal = signal;
+    this.#onSettled = onSettled;
+    source.on('data', (chunk: Buffer) => this.#onData(chunk));
+    source.once('end', () => this.#onEnd());
+    source.on('error', (error) => this.#fail(signal.aborted ? createAbortError(signal) : createTerminatedError(error), signal.aborted));
+    // A 'close' before the body completed: the upstream dropped the connection mid-body.
+    response.once('close', () => {
+      if (!response.complete) this.#fail(signal.aborted ? createAbortError(this.#signal) : createTerminatedError(undefined), signal.aborted);
+    });
+  }
+
+  get locked(): boolean {
+    return this.#locked;
+  }
+
+  /** Reports every read and every chunk to `tap` from now on (set before the first read). */
+  setTap(tap: BodyReadTap): void {
+    this.#tap = tap;
+  }
+
   /** Errors the body with the abort reason at once (called by the request's one abort listener). */
-  abort(): void;
-  /** Reports every read and every chunk to `tap` from now on (before the first read). */
-  setTap(tap: BodyReadTap): void;
-}
+  abort(): void {
+    this.#fail(createAbortError(this.#signal), true);
+  }
 
-export function createBodyStream(response: IncomingMessage, source: Readable, signal: AbortSignal, onSettled: () => void): BodyStream {
-  let settled = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let queued: Buffer[] = [];
-  let queuedBytes = 0;
-  let readPending = false;
-  let ended = false;
-  let pendingError: unknown;
-  let tap: BodyReadTap | undefined;
-  const settle = (): boolean => {
-    if (settled) return false;
-    settled = true;
-    onSettled();
-    return true;
-  };
-  const deliver = (chunk: Uint8Array): void => {
-    tap?.onBytes(chunk);
-    controller.enqueue(chunk);
-  };
-  const takeQueued = (): Uint8Array => {
-    const chunk = queued.length === 1 ? queued[0]! : Buffer.concat(queued, queuedBytes);
-    queued = [];
-    queuedBytes = 0;
-    return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  };
-  const fail = (error: unknown, immediately: boolean): void => {
-    if (!settle()) return;
-    response.destroy();
-    // Bytes received before the cut still reach the decoder (it may hold a whole record), then the error.
-    if (!immediately && queued.length > 0) pendingError = error;
-    else {
-      queued = [];
-      controller.error(error);
+  getReader(): ByteStreamReader {
+    if (this.#locked) throw new TypeError('The body is locked to a reader.');
+    this.#locked = true;
+    return this;
+  }
+
+  releaseLock(): void {
+    this.#locked = false;
+  }
+
+  read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    this.#tap?.onDrained();
+    if (this.#error !== undefined) return Promise.reject(this.#error.error);
+    if (this.#queuedBytes > 0) {
+      const chunk = this.#takeQueued();
+      if (!this.#ended && !this.#settled) this.#source.resume();
+      return Promise.resolve(this.#deliver(chunk));
     }
-  };
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(streamController) {
-        controller = streamController;
-        source.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          if (readPending) {
-            readPending = false;
-            deliver(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            return;
-          }
-          queued.push(chunk);
-          queuedBytes += chunk.byteLength;
-          if (queuedBytes >= MAX_READ_AHEAD_BYTES) source.pause();
-        });
-        source.once('end', () => {
-          if (!settle()) return;
-          // Bytes still queued go out on the next read (pull), then the end: every read passes through pull.
-          if (readPending) controller.close();
-          else ended = true;
-        });
-        source.on('error', (error) => fail(signal.aborted ? createAbortError(signal) : createTerminatedError(error), signal.aborted));
-        // A 'close' before the body completed: the upstream dropped the connection mid-body.
-        response.once('close', () => {
-          if (!response.complete) fail(signal.aborted ? createAbortError(signal) : createTerminatedError(undefined), signal.aborted);
-        });
-      },
-      pull() {
-        tap?.onDrained();
-        if (queued.length > 0) {
-          deliver(takeQueued());
-          if (!ended) source.resume();
-        } else if (ended) {
-          controller.close();
-        } else if (pendingError !== undefined) {
-          controller.error(pendingError);
-          pendingError = undefined;
-        } else readPending = true;
-      },
-      cancel() {
-        settle();
-        queued = [];
-        response.destroy();
-      },
-    },
-    // Pulled only when the decoder waits for bytes: nothing is queued inside the stream itself.
-    { highWaterMark: 0 },
-  );
-  return {
-    stream,
-    abort: () => fail(createAbortError(signal), true),
-    setTap: (watcher) => {
-      tap = watcher;
-    },
-  };
-}
+    if (this.#closed || this.#ended) {
+      this.#closed = true;
+      return Promise.resolve(DONE);
+    }
+    if (this.#pendingError !== undefined) {
+      this.#error = this.#pendingError;
+      this.#pendingError = undefined;
+      return Promise.reject(this.#error.error);
+    }
+    return new Promise((resolve, reject) => this.#waiters.push({ resolve, reject }));
+  }
 
+  cancel(): Promise<void> {
+    this.#settle();
+    this.#queued = [];
+    this.#queuedBytes = 0;
+    this.#closed = true;
+    this.#response.destroy();
+    for (const waiter of this.#takeWaiters()) waiter.resolve(DONE);
+    return Promise.resolve();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#settled) return;
+    const waiter = this.#waiters.shift();
+    if (waiter !== undefined) {
+      waiter.resolve(this.#deliver(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+      return;
+    }
+    this.#queued.push(chunk);
+    this.#queuedBytes += chunk.byteLength;
+    if (this.#queuedBytes >= MAX_READ_AHEAD_BYTES) this.#source.pause();
+  }
+
+  #onEnd(): void {
+    if (!this.#settle()) return;
+    this.#ended = true;
+    // Bytes still queued go out on the next read, then the end.
+    for (const waiter of this.#takeWaiters()) waiter.resolve(DONE);
+  }
+
+  #fail(error: unknown, immediately: boolean): void {
+    if (!this.#settle()) return;
+    this.#response.destroy();
+    // Bytes received before the cut still reach the decoder (it may hold a whole record), then the error.
+    if (!immediately && this.#queuedBytes > 0) {
+      this.#pendingError = { error };
+      return;
+    }
+    this.#queued = [];
+    this.#queuedBytes = 0;
+    this.#error = { error };
+    for (const waiter of this.#takeWaiters()) waiter.reject(error);
+  }
+
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.#onSettled();
+    return true;
+  }
+
+  #deliver(chunk: Uint8Array): ReadableStreamReadResult<Uint8Array> {
+    this.#tap?.onBytes(chunk);
+    return { done: false, value: chunk };
+  }
+
+  #takeQueued(): Uint8Array {
+    const queued = this.#queued;
+    const chunk = queued.length === 1 ? queued[0]! : Buffer.concat(queued, this.#queuedBytes);
+    this.#queued = [];
+    this.#queuedBytes = 0;
+    return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  }
+
+  #takeWaiters(): Waiter[] {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    return waiters;
+  }
+}

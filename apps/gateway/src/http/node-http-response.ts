@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FetchResponse, FetchResponseHeaders } from '@turnguard/core';
-import type { BodyReadTap, BodyStream } from './node-body-stream.js';
+import type { ByteStream, FetchResponse, FetchResponseHeaders } from '@turnguard/core';
+import type { BodyReadTap, NodeBodyStream } from './node-body-stream.js';
 
 /** `Headers.get` over node:http's parsed headers (keys already lower-case; repeats joined with ", " like fetch). */
 class NodeResponseHeaders implements FetchResponseHeaders {
@@ -22,18 +22,20 @@ class NodeResponseHeaders implements FetchResponseHeaders {
 export class NodeHttpResponse implements FetchResponse {
   readonly ok: boolean;
   readonly headers: FetchResponseHeaders;
-  readonly body: ReadableStream<Uint8Array> | null;
-  readonly #body: BodyStream | null;
+  readonly #body: NodeBodyStream | null;
 
   constructor(
     readonly status: number,
     headers: IncomingHttpHeaders,
-    body: BodyStream | null,
+    body: NodeBodyStream | null,
   ) {
     this.ok = status >= 200 && status <= 299;
     this.headers = new NodeResponseHeaders(headers);
     this.#body = body;
-    this.body = body === null ? null : body.stream;
+  }
+
+  get body(): ByteStream | null {
+    return this.#body;
   }
 
   /** Reports the body's reads to `tap` (the raw relay) from the body itself; false when there is no body. */
@@ -50,7 +52,7 @@ export class NodeHttpResponse implements FetchResponse {
 }
 
 /** A body stream read to the end as UTF-8 text ('' for none). */
-export async function readBodyText(body: ReadableStream<Uint8Array> | null): Promise<string> {
+export async function readBodyText(body: ByteStream | null): Promise<string> {
   if (body === null) return '';
   const decoder = new TextDecoder();
   let text = '';

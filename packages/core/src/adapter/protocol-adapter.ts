@@ -4,6 +4,7 @@ import type { Message } from '../types/message.js';
 import type { Prompt } from '../types/prompt.js';
 import type { TurnSettings } from '../types/turn-settings.js';
 import type { FetchResponseHeaders } from '../turn/send-segment-request.js';
+import type { ByteStream } from '../sse/byte-stream.js';
 
 /** The three wire protocols, in one list every package iterates. */
 export const PROTOCOLS = ['chat', 'messages', 'responses'] as const;
@@ -49,9 +50,11 @@ export interface ProtocolAdapter<NativeRequest extends object = Record<string, u
    * Native SSE bytes → neutral events, incrementally (R7.2). Never throws for
    * bad data: an undecodable chunk becomes an `error` event. The last item is
    * always `{ type: 'stream-end', terminalFrameSeen }`. Transport failures of
-   * the body stream itself propagate as thrown errors.
+   * the body stream itself propagate as thrown errors. `body` is a WHATWG
+   * ReadableStream or a transport's lighter `ByteStream` (read through
+   * `getReader()` only).
    */
-  decodeStream(body: ReadableStream<Uint8Array>): AsyncIterable<DecodedStreamEvent>;
+  decodeStream(body: ByteStream): AsyncIterable<DecodedStreamEvent>;
   /** Neutral events → native SSE bytes the official SDKs parse (R7.3). */
   encodeStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array>;
   /** HTTP error response → R2 kind (R7.4). `body` is the raw text of the response body. */

@@ -1,3 +1,4 @@
+import type { ByteStream, ByteStreamReader } from './byte-stream.js';
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
 
@@ -50,7 +51,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
  *   cancels the body, and ends the iteration;
  * - the decoder's end events (`stream-end`) come last.
  */
-export function decodeSseStream<Event>(body: ReadableStream<Uint8Array>, options: DecodeSseStreamOptions<Event>): AsyncGenerator<Event, void, undefined> {
+export function decodeSseStream<Event>(body: ByteStream, options: DecodeSseStreamOptions<Event>): AsyncGenerator<Event, void, undefined> {
   return new SseStreamIterator(body, options);
 }
 
@@ -64,12 +65,12 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     decoder: { pushRecordEvents: noop, pushEndEvents: noop },
     lastRecord: 'drop',
   });
-  readonly #body: ReadableStream<Uint8Array>;
+  readonly #body: ByteStream;
   readonly #options: DecodeSseStreamOptions<Event>;
   readonly #events: Event[] = [];
   #index = 0;
   #state: State = 'idle';
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #reader: ByteStreamReader | undefined;
   #framer: SseFramer | undefined;
   readonly #textDecoder = new Utf8ChunkDecoder();
   #endsWithNewline = true;
@@ -77,7 +78,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   #pending = 0;
   #tail: Promise<unknown> = Promise.resolve();
 
-  constructor(body: ReadableStream<Uint8Array>, options: DecodeSseStreamOptions<Event>) {
+  constructor(body: ByteStream, options: DecodeSseStreamOptions<Event>) {
     this.#body = body;
     this.#options = options;
   }
@@ -151,7 +152,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     return { done: false, value: events[this.#index++]! };
   }
 
-  #open(): ReadableStreamDefaultReader<Uint8Array> {
+  #open(): ByteStreamReader {
     const reader = this.#body.getReader();
     this.#reader = reader;
     this.#framer = new SseFramer(this);
@@ -165,7 +166,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     this.#framer!.feed(text);
   }
 
-  #finishBody(reader: ReadableStreamDefaultReader<Uint8Array>): void {
+  #finishBody(reader: ByteStreamReader): void {
     const { decoder, lastRecord } = this.#options;
     const framer = this.#framer!;
     decoder.markBodyEnd?.();

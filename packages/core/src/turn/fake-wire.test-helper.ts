@@ -4,6 +4,7 @@ import type { UnifiedFinishReason } from '../types/finish-reason.js';
 import type { Message } from '../types/message.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
 import type { ToolDefinition } from '../types/tool-definition.js';
+import type { ByteStream } from '../sse/byte-stream.js';
 
 /** A tiny native format for runTurn's unit tests: one JSON object per line. */
 export interface FakeNative {
@@ -28,7 +29,7 @@ export function encodeLines(lines: FakeLine[]): string {
   return lines.map((line) => JSON.stringify(line) + '\n').join('');
 }
 
-async function* decodeFake(body: ReadableStream<Uint8Array>): AsyncGenerator<DecodedStreamEvent> {
+async function* decodeFake(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';

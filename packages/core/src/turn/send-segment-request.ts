@@ -1,6 +1,7 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
+import type { ByteStream } from '../sse/byte-stream.js';
 import { ABORTED, AbortRace } from './race-abort.js';
 import { readSegment, type SegmentFacts } from './read-segment.js';
 
@@ -20,7 +21,8 @@ export interface FetchResponse {
   readonly ok: boolean;
   readonly status: number;
   readonly headers: FetchResponseHeaders;
-  readonly body: ReadableStream<Uint8Array> | null;
+  /** A WHATWG ReadableStream (fetch) or a transport's own lighter body (decision 0205). */
+  readonly body: ByteStream | null;
   text(): Promise<string>;
 }
 
@@ -110,7 +112,7 @@ async function sendAndReadSegment<Native extends object>(
     return { stage: 'http-error', startedAt, endedAt: now(), error };
   }
 
-  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  const body: ByteStream = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
   const facts = await readSegment({
     events: adapter.decodeStream(body),
     race,
