@@ -33,7 +33,7 @@ describe.each(TRANSPORTS)('raw relay over $name', ({ fetch }) => {
   });
   afterAll(() => scripted.close());
 
-  const post = (protocol: Protocol, body: Record<string, unknown>): Promise<Response> => scripted.post(protocol, body);
+  const post = (protocol: Protocol, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> => scripted.post(protocol, body, signal);
 
   describe('raw relay: every recorded provider stream reaches the client byte for byte (issue 7, R8.2)', () => {
     for (const protocol of PROTOCOLS) {
@@ -102,6 +102,26 @@ describe.each(TRANSPORTS)('raw relay over $name', ({ fetch }) => {
       const usageOnly = text.split('\n\n').filter((record) => record.includes('"choices":[]'));
       expect(usageOnly.length).toBeGreaterThan(0);
       expect(body).toBe(text.split('\n\n').filter((record) => !record.includes('"choices":[]')).join('\n\n'));
+    });
+  });
+
+  describe('R8.4 a client that leaves while the upstream is silent', () => {
+    it('closes the upstream request at once: no waiting for the next upstream event, no second request', async () => {
+      let upstreamClosed!: () => void;
+      const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+      replies.push((response) => {
+        response.on('close', () => upstreamClosed());
+        // One record, then silence (a long think): only the client's departure can end this request.
+        response.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { reasoning_content: 'thinking' }, finish_reason: null }] })}\n\n`);
+      });
+      const requestsBefore = scripted.bodies.length;
+      const client = new AbortController();
+      const response = await post('chat', {}, client.signal);
+      const reader = response.body!.getReader();
+      await reader.read();
+      client.abort();
+      await closed;
+      expect(scripted.bodies.length - requestsBefore).toBe(1);
     });
   });
 

@@ -19,7 +19,8 @@ export function encodeChatStream(events: AsyncIterable<TurnEvent>): ReadableStre
 
 /** Turns neutral events into Chat SSE records; one instance per encoded response. */
 export class ChatChunkEncoder {
-  private responseId = `chatcmpl-turnguard-${globalThis.crypto.randomUUID()}`;
+  /** The upstream's id once seen; our own only if a chunk must be rendered before one (made then: not on the gateway's first-byte path). */
+  private responseId: string | undefined;
   private model = '';
   private created = Math.floor(Date.now() / 1000);
   private roleSent = false;
@@ -125,6 +126,7 @@ export class ChatChunkEncoder {
 
   private record(fields: Record<string, unknown>): string {
     if (!this.rendering) return '';
+    this.responseId ??= `chatcmpl-turnguard-${globalThis.crypto.randomUUID()}`;
     const chunk = { id: this.responseId, object: 'chat.completion.chunk', created: this.created, model: this.model, ...fields };
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }

@@ -62,9 +62,14 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     return;
   }
 
-  const controller = new AbortController();
+  // Client disconnect stops the turn through its own iterator (R8.4): no AbortController and
+  // listener per request on the first-byte path (decision 0204).
+  let clientGone = false;
+  let stopTurn: (() => void) | undefined;
   const onClose = (): void => {
-    if (!response.writableFinished) controller.abort('client-disconnected');
+    if (response.writableFinished) return;
+    clientGone = true;
+    stopTurn?.();
   };
   response.once('close', onClose);
   if (protocol === 'responses' && typeof body.previous_response_id === 'string') {
@@ -83,7 +88,6 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       fetch: output === undefined ? context.fetch : tapUpstreamBytes(context.fetch, output),
       retry: { ...context.config.retry },
       streamRecovery: context.config.streamRecovery,
-      signal: controller.signal,
       stats: context.sink,
       now: context.now,
     });
@@ -95,6 +99,10 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
   });
+  // Returning the events stops the turn at once, even while the relay awaits the next one:
+  // the current segment is aborted and no recovery follows (runTurn's consumer stop).
+  stopTurn = () => void events.return?.();
+  if (clientGone) stopTurn();
   const relay = {
     response,
     protocol,

@@ -13,7 +13,7 @@ export interface ScriptedGateway {
   /** Every request body the upstream received, parsed. */
   bodies: Array<Record<string, unknown>>;
   /** A streamed request to the gateway's route for `protocol`. */
-  post(protocol: Protocol, body: Record<string, unknown>): Promise<Response>;
+  post(protocol: Protocol, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -54,9 +54,10 @@ export async function startScriptedGateway(options: { fetch?: FetchFunction | un
     gateway,
     replies,
     bodies,
-    post: (protocol, body) =>
+    post: (protocol, body, signal) =>
       fetch(`${gateway.url}${ROUTES[protocol]}`, {
         method: 'POST',
+        ...(signal === undefined ? {} : { signal }),
         headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'x-api-key': 'k' },
         body: JSON.stringify({ model: 'm', max_tokens: 64, stream: true, ...body }),
       }),
