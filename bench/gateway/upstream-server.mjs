@@ -1,6 +1,8 @@
 // A Chat Completions SSE upstream for the gateway bench: headers and the
 // first chunk at once, then `chunks` text deltas `intervalMs` apart, a finish
-// chunk, a usage chunk and [DONE] — the shape openai-node parses.
+// chunk, a usage chunk and [DONE] — the shape openai-node parses. A request
+// for model `bench-warmup` gets the same stream without pacing (run.mjs's
+// steady-state warm-up: the same code path, many requests in little time).
 // Usage (child process): node upstream-server.mjs <chunks> <intervalMs>; prints {"port":N}.
 import { createServer } from 'node:http';
 
@@ -17,8 +19,11 @@ const tail =
   'data: [DONE]\n\n';
 
 const server = createServer((request, response) => {
-  request.resume();
+  let body = '';
+  request.setEncoding('utf8');
+  request.on('data', (part) => (body += part));
   request.on('end', () => {
+    const paceMs = body.includes('"model":"bench-warmup"') ? 0 : intervalMs;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     response.write(first);
     let sent = 0;
@@ -30,8 +35,8 @@ const server = createServer((request, response) => {
       }
       response.write(delta(sent));
       sent += 1;
-      if (intervalMs === 0) setImmediate(tick);
-      else setTimeout(tick, intervalMs);
+      if (paceMs === 0) setImmediate(tick);
+      else setTimeout(tick, paceMs);
     };
     tick();
   });
