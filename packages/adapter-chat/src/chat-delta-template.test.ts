@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { countJsonParses } from '@turnguard/testkit';
+import { describe, expect, it } from 'vitest';
 import { ChatChunkDecoder } from './chat-stream-decoder.js';
 
 const head = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1770000000,"model":"m","choices":[{"index":0,"delta":';
@@ -39,18 +40,11 @@ describe('Chat delta fast path (decision 0201, R7.2)', () => {
   it('parses a stream’s first four candidate chunks fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
     const decoder = new ChatChunkDecoder();
     const events: never[] = [];
-    const parse = vi.spyOn(JSON, 'parse');
-    try {
-      for (const data of warmUp.slice(0, 4)) decoder.pushRecordEvents({ data }, false, events);
-      // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
-      expect(parse).toHaveBeenCalledTimes(4);
-      decoder.pushRecordEvents({ data: warmUp[4]! }, false, events);
-      parse.mockClear();
-      for (const text of ['x', 'y', 'z']) decoder.pushRecordEvents({ data: textChunk(text) }, false, events);
-      expect(parse).not.toHaveBeenCalled();
-    } finally {
-      parse.mockRestore();
-    }
+    const feed = (records: string[]) => () => records.forEach((data) => decoder.pushRecordEvents({ data }, false, events));
+    // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
+    expect(countJsonParses(feed(warmUp.slice(0, 4)))).toBe(4);
+    feed(warmUp.slice(4))();
+    expect(countJsonParses(feed(['x', 'y', 'z'].map(textChunk)))).toBe(0);
     expect(events.filter((event: { type: string }) => event.type === 'text-delta')).toHaveLength(8);
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { countJsonParses } from '@turnguard/testkit';
+import { describe, expect, it } from 'vitest';
 import { MessagesStreamDecoder } from './messages-stream-decoder.js';
 
 const literal = fc.oneof(
@@ -42,19 +43,12 @@ describe('Messages delta fast path (decision 0201, R7.2)', () => {
   it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
     const decoder = new MessagesStreamDecoder();
     const events: never[] = [];
-    for (const [eventName, data] of start.slice(0, 3)) decoder.pushRecordEvents(eventName, data, events);
-    const parse = vi.spyOn(JSON, 'parse');
-    try {
-      for (const [eventName, data] of warmUp.slice(0, 4)) decoder.pushRecordEvents(eventName, data, events);
-      // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
-      expect(parse).toHaveBeenCalledTimes(4);
-      decoder.pushRecordEvents(...warmUp[4]!, events);
-      parse.mockClear();
-      for (const text of ['x', 'y', 'z']) decoder.pushRecordEvents(...textDelta(text), events);
-      expect(parse).not.toHaveBeenCalled();
-    } finally {
-      parse.mockRestore();
-    }
+    const feed = (records: ReadonlyArray<readonly [string, string]>) => () => records.forEach(([eventName, data]) => decoder.pushRecordEvents(eventName, data, events));
+    feed(start.slice(0, 3))();
+    // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
+    expect(countJsonParses(feed(warmUp.slice(0, 4)))).toBe(4);
+    feed(warmUp.slice(4))();
+    expect(countJsonParses(feed(['x', 'y', 'z'].map(textDelta)))).toBe(0);
     expect(events.filter((event: { type: string }) => event.type === 'text-delta')).toHaveLength(8);
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { countJsonParses } from '@turnguard/testkit';
+import { describe, expect, it } from 'vitest';
 import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
 
 const literal = fc.oneof(
@@ -37,18 +38,11 @@ describe('Responses delta fast path (decision 0201, R7.2)', () => {
   it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
     const mapper = new ResponsesStreamEventMapper();
     const events: never[] = [];
-    const parse = vi.spyOn(JSON, 'parse');
-    try {
-      for (const data of warmUp.slice(0, 4)) mapper.pushRecordEvents(data, events);
-      // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
-      expect(parse).toHaveBeenCalledTimes(4);
-      mapper.pushRecordEvents(warmUp[4]!, events);
-      parse.mockClear();
-      for (const [index, text] of ['"x"', '"y"', '"z"'].entries()) mapper.pushRecordEvents(textDelta(10 + index, text), events);
-      expect(parse).not.toHaveBeenCalled();
-    } finally {
-      parse.mockRestore();
-    }
+    const feed = (records: string[]) => () => records.forEach((data) => mapper.pushRecordEvents(data, events));
+    // One parse each and nothing else: no template learned on a stream's first read (the gateway's TTFB path).
+    expect(countJsonParses(feed(warmUp.slice(0, 4)))).toBe(4);
+    feed(warmUp.slice(4))();
+    expect(countJsonParses(feed(['"x"', '"y"', '"z"'].map((text, index) => textDelta(10 + index, text))))).toBe(0);
     expect(events.filter((event: { type: string }) => event.type === 'text-delta')).toHaveLength(8);
   });
 

@@ -45,4 +45,5 @@ export {
   type FrameOptions,
 } from './fixtures/recorded-streams.js';
 export { streamOfChunks, streamOfText, splitBytesAt, collectEvents } from './fixtures/byte-streams.js';
+export { countJsonParses } from './fixtures/count-json-parses.js';
 export { checkEncoderObserve, type ObservableEncoder, type EncoderObserveCheck } from './fixtures/encoder-observe-check.js';
