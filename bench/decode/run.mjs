@@ -34,6 +34,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     'memory-sizes': { type: 'string', default: '20000,200000' },
     'skip-memory': { type: 'boolean', default: false },
+    // Each timed run right after the other variants' (no untimed run of itself first): decision 0208.
+    cold: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     'write-readme': { type: 'boolean', default: false },
   },
@@ -86,7 +88,7 @@ const memory = [];
 try {
   for (const protocol of PROTOCOLS) {
     process.stderr.write(`bench: throughput ${protocol}…\n`);
-    const args = ['--protocol', protocol, '--origin', server.origin, '--records', String(records), '--runs', values.runs, '--warmup', values.warmup];
+    const args = ['--protocol', protocol, '--origin', server.origin, '--records', String(records), '--runs', values.runs, '--warmup', values.warmup, ...(values.cold ? ['--cold'] : [])];
     results.push(await runWorker('throughput-worker.mjs', args));
   }
   if (!values['skip-memory']) {

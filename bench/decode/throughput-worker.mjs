@@ -1,7 +1,11 @@
 // One protocol's throughput runs, in a process of its own (so one protocol's
 // JIT state does not colour another's). Variants are interleaved: every round
 // runs each variant once, in an order rotated per round, so drift on the
-// shared machine hits all of them alike. Prints one JSON line.
+// shared machine hits all of them alike. Each timed run follows an untimed run
+// of the same variant (decision 0208): the forced `gc()` before every run would
+// otherwise let V8 expire the maps a variant's optimised code depends on
+// (`--retain-maps-for-n-gc`, 2 by default) while the other variants run, and
+// each timed run would start by re-optimising. Prints one JSON line.
 //
 //   node --expose-gc bench/decode/throughput-worker.mjs --protocol chat --origin http://127.0.0.1:PORT \
 //     --records 20000 [--runs 7] [--warmup 2] [--only ours]
@@ -18,6 +22,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '7' },
     warmup: { type: 'string', default: '2' },
     only: { type: 'string' },
+    // `--cold` times each run right after the other variants' runs (before decision 0208).
+    cold: { type: 'boolean', default: false },
   },
 });
 if (!values.protocol || !values.origin) throw new Error('usage: --protocol <chat|messages|responses> --origin <http://127.0.0.1:port>');
@@ -47,6 +53,7 @@ const items = {};
 for (let round = 0; round < runs; round += 1) {
   const order = names.map((_, index) => names[(index + round) % names.length]);
   for (const name of order) {
+    if (!values.cold) await timeOnce(name);
     const result = await timeOnce(name);
     timings[name].push(result.ms);
     items[name] = result.items;
