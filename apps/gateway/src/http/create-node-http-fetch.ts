@@ -60,8 +60,8 @@ interface RequestTarget {
 
 /**
  * The fields node:http reads of a URL, as a small plain object: `urlToHttpOptions`
- * returns a null-prototype object with every URL field, which ClientRequest and
- * the agent each spread again per request (measured on the gateway's first-byte path).
+ * returns a null-prototype object with every URL field (href, search, hash…),
+ * which ClientRequest and the agent each copy again on every request.
  */
 function toRequestTarget(url: URL): RequestTarget {
   const options = urlToHttpOptions(url);
