@@ -61,8 +61,8 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   readonly #signal: AbortSignal;
   readonly #onSettled: () => void;
   #settled = false;
+  /** No more bytes will arrive: the body ended (queued bytes still go out first) or was cancelled. */
   #ended = false;
-  #closed = false;
   #locked = false;
   #queued: Buffer[] = [];
   #queuedBytes = 0;
@@ -115,13 +115,11 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     if (this.#error !== undefined) return Promise.reject(this.#error.error);
     if (this.#queuedBytes > 0) {
       const chunk = this.#takeQueued();
-      if (!this.#ended && !this.#settled) this.#source.resume();
+      // Settled (ended, failed, cancelled): the socket is done, nothing to resume.
+      if (!this.#settled) this.#source.resume();
       return Promise.resolve(this.#deliver(chunk));
     }
-    if (this.#closed || this.#ended) {
-      this.#closed = true;
-      return Promise.resolve(DONE);
-    }
+    if (this.#ended) return Promise.resolve(DONE);
     if (this.#pendingError !== undefined) {
       this.#error = this.#pendingError;
       this.#pendingError = undefined;
@@ -134,7 +132,7 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     this.#settle();
     this.#queued = [];
     this.#queuedBytes = 0;
-    this.#closed = true;
+    this.#ended = true;
     this.#response.destroy();
     for (const waiter of this.#takeWaiters()) waiter.resolve(DONE);
     return Promise.resolve();
