@@ -16,8 +16,11 @@
 export class Utf8ChunkDecoder {
   /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
   static readonly #shapeAnchor = new Utf8ChunkDecoder();
-  /** BOM handled here (once, at the start of the stream): the one-shot decoder would strip one per call. */
-  readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  /**
+   * BOM handled here (once, at the start of the stream): the one-shot decoder would strip one per call.
+   * One-shot decoding keeps no state, so every stream shares this one: no TextDecoder per response body.
+   */
+  static readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   #held: Uint8Array | undefined;
   #atStart = true;
 
@@ -32,10 +35,10 @@ export class Utf8ChunkDecoder {
       bytes.set(chunk, held.length);
     }
     const complete = completeLength(bytes);
-    if (complete === bytes.length) return this.#text(this.#decoder.decode(bytes));
+    if (complete === bytes.length) return this.#text(Utf8ChunkDecoder.#decoder.decode(bytes));
     // A copy: the caller may reuse the chunk's buffer.
     this.#held = bytes.slice(complete);
-    return complete === 0 ? '' : this.#text(this.#decoder.decode(bytes.subarray(0, complete)));
+    return complete === 0 ? '' : this.#text(Utf8ChunkDecoder.#decoder.decode(bytes.subarray(0, complete)));
   }
 
   /** What is still held at the end of the body (an incomplete sequence: U+FFFD, as the streaming decoder's flush). */
@@ -43,7 +46,7 @@ export class Utf8ChunkDecoder {
     const held = this.#held;
     if (held === undefined) return '';
     this.#held = undefined;
-    return this.#text(this.#decoder.decode(held));
+    return this.#text(Utf8ChunkDecoder.#decoder.decode(held));
   }
 
   /** Strips the stream's leading BOM (only there), as `TextDecoder`'s default does. */

@@ -103,7 +103,6 @@ export async function executeTurn<Native extends object>(
     segmentIndex: 0 | 1,
     native: Native,
     requestId: string,
-    signal: AbortSignal,
   ): Promise<SegmentRun> => {
     const attempt = await sendSegmentRequest({
       adapter,
@@ -112,7 +111,7 @@ export async function executeTurn<Native extends object>(
       fetch: options.fetch,
       requestId,
       requestIdHeader: options.requestIdHeader,
-      signal,
+      stop: state,
       now,
       deliver: (event) => channel.deliver(event),
       onWarning: (message) => state.addWarning(message),
@@ -159,8 +158,8 @@ export async function executeTurn<Native extends object>(
             ? request
             : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
         // withRetry is given `state.signal` below, so the attempt's signal aborts exactly when it does:
-        // the segment races `state.signal` itself (no `AbortSignal.any` per attempt, decision 0180).
-        const run = await runSegment(0, native, context.attemptId, state.signal);
+        // the segment races the turn's stop itself (no `AbortSignal.any` per attempt, decision 0180).
+        const run = await runSegment(0, native, context.attemptId);
         state.segments.push(run.record);
         if (run.verdict?.kind === 'failed') {
           recordSample(run.record, {});
@@ -247,7 +246,7 @@ export async function executeTurn<Native extends object>(
     }
 
     // The recovery segment is sent once and never retried: a third request is never made (issue 4 row 7).
-    const second = await runSegment(1, recoveryRequest, options.createId(), state.signal);
+    const second = await runSegment(1, recoveryRequest, options.createId());
     state.segments.push(second.record);
     const secondVerdict = second.verdict;
     const recovered =

@@ -1,17 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ABORTED, AbortRace } from './race-abort.js';
+import { ABORTED, AbortRace, stopSourceOf } from './race-abort.js';
+import { EventChannel } from './event-channel.js';
+import { TurnState } from './turn-state.js';
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
 describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
   it('resolves with the value when the promise wins', async () => {
-    const race = new AbortRace(new AbortController().signal);
+    const race = new AbortRace(stopSourceOf(new AbortController().signal));
     await expect(race.race(Promise.resolve(7))).resolves.toBe(7);
   });
 
   it('resolves ABORTED at once for an await that would never settle', async () => {
     const controller = new AbortController();
-    const race = new AbortRace(controller.signal);
+    const race = new AbortRace(stopSourceOf(controller.signal));
     const first = race.race(never<number>());
     const second = race.race(never<string>());
     controller.abort('stop');
@@ -22,7 +24,7 @@ describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
 
   it('reads a rejection caused by the abort as ABORTED, and passes other rejections on', async () => {
     const controller = new AbortController();
-    const race = new AbortRace(controller.signal);
+    const race = new AbortRace(stopSourceOf(controller.signal));
     await expect(race.race(Promise.reject(new Error('socket')))).rejects.toThrow('socket');
     let rejectLater!: (error: Error) => void;
     const pending = race.race(new Promise<number>((_resolve, reject) => (rejectLater = reject)));
@@ -35,11 +37,34 @@ describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
     const controller = new AbortController();
     const add = vi.spyOn(controller.signal, 'addEventListener');
     const remove = vi.spyOn(controller.signal, 'removeEventListener');
-    const race = new AbortRace(controller.signal);
+    const race = new AbortRace(stopSourceOf(controller.signal));
     for (let index = 0; index < 50; index += 1) await race.race(Promise.resolve(index));
     expect(add).toHaveBeenCalledTimes(1);
     race.release();
     expect(remove).toHaveBeenCalledTimes(1);
     controller.abort();
+  });
+
+  it("on runTurn's own stop (TurnState) adds no EventTarget listener, settles at once and unsubscribes on release (decision 0212)", async () => {
+    const state = new TurnState(new EventChannel(() => new Promise(() => undefined)), undefined);
+    const add = vi.spyOn(state.signal, 'addEventListener');
+    const race = new AbortRace(state);
+    await expect(race.race(Promise.resolve(1))).resolves.toBe(1);
+    const pending = race.race(never<number>());
+    state.stop({ by: 'consumer' });
+    await expect(pending).resolves.toBe(ABORTED);
+    expect(state.signal.aborted).toBe(true);
+    expect(add).not.toHaveBeenCalled();
+
+    const released = new TurnState(new EventChannel(() => new Promise(() => undefined)), undefined);
+    const listener = vi.fn();
+    const unsubscribe = released.onStop(listener);
+    unsubscribe();
+    released.stop({ by: 'consumer' });
+    expect(listener).not.toHaveBeenCalled();
+    const late = vi.fn();
+    released.onStop(late);
+    expect(late).toHaveBeenCalledTimes(1);
+    await expect(new AbortRace(released).race(never<number>())).resolves.toBe(ABORTED);
   });
 });

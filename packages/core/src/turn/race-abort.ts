@@ -4,15 +4,40 @@ export type Aborted = typeof ABORTED;
 
 const ignoreRejection = (): void => undefined;
 
+/**
+ * What one physical request races: runTurn's own stop (TurnState), or any
+ * AbortSignal through `stopSourceOf`. runTurn's state calls its listeners
+ * itself, so a request costs no EventTarget listener: Node 20's event_target
+ * code runs unoptimised for the first few hundred requests, on every
+ * request's path to its first byte (decision 0212).
+ */
+export interface StopSource {
+  /** Aborts with the stop; it is what the fetch gets. */
+  readonly signal: AbortSignal;
+  /** Calls `listener` once when the source stops; returns the unsubscribe. */
+  onStop(listener: () => void): () => void;
+}
+
+/** A StopSource over a plain AbortSignal (one `abort` listener while subscribed). */
+export function stopSourceOf(signal: AbortSignal): StopSource {
+  return {
+    signal,
+    onStop(listener) {
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    },
+  };
+}
+
 interface PendingRace {
   settle(value: Aborted): void;
   promise: Promise<unknown>;
 }
 
 /**
- * Races the awaits of one physical request against its signal. A decoder or a
+ * Races the awaits of one physical request against its stop source. A decoder or a
  * custom fetch may ignore the signal, so every await on the wire is raced
- * (R1.6: an abort ends an in-flight request at once). One abort listener per
+ * (R1.6: an abort ends an in-flight request at once). One subscription per
  * request, not one per await: on Node 20 an `addEventListener` /
  * `removeEventListener` pair per event was the largest single cost of
  * runTurn's per-event hand-off (bench/README.md, gateway section, 2026-11-29
@@ -20,7 +45,7 @@ interface PendingRace {
  */
 export class AbortRace {
   private readonly pending = new Set<PendingRace>();
-  private listening = false;
+  private unsubscribe: (() => void) | undefined;
   /** Set by our own listener: cheaper than Node 20's `signal.aborted` getter on every await. */
   private fired = false;
   private readonly onAbort = (): void => {
@@ -32,18 +57,24 @@ export class AbortRace {
     this.pending.clear();
   };
 
-  constructor(readonly signal: AbortSignal) {}
+  readonly signal: AbortSignal;
+
+  constructor(private readonly source: StopSource) {
+    this.signal = source.signal;
+  }
 
   /** `promise`'s value, or `ABORTED` as soon as the signal aborts; a rejection after the abort also reads as `ABORTED`. */
   race<T>(promise: Promise<T>): Promise<T | Aborted> {
     const { signal } = this;
-    if (this.listening ? this.fired : signal.aborted) {
+    if (this.unsubscribe !== undefined ? this.fired : signal.aborted) {
       promise.catch(ignoreRejection);
       return Promise.resolve(ABORTED);
     }
-    if (!this.listening) {
-      this.listening = true;
-      signal.addEventListener('abort', this.onAbort, { once: true });
+    this.unsubscribe ??= this.source.onStop(this.onAbort);
+    // A source that had already stopped called back at once.
+    if (this.fired) {
+      promise.catch(ignoreRejection);
+      return Promise.resolve(ABORTED);
     }
     return new Promise<T | Aborted>((resolve, reject) => {
       const entry: PendingRace = { settle: resolve, promise };
@@ -62,10 +93,11 @@ export class AbortRace {
     });
   }
 
-  /** Drops the abort listener (the request is over). */
+  /** Drops the subscription (the request is over). */
   release(): void {
-    if (!this.listening) return;
-    this.listening = false;
-    this.signal.removeEventListener('abort', this.onAbort);
+    const { unsubscribe } = this;
+    if (unsubscribe === undefined) return;
+    this.unsubscribe = undefined;
+    unsubscribe();
   }
 }

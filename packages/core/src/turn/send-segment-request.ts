@@ -2,7 +2,7 @@ import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapte
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { ByteStream } from '../sse/byte-stream.js';
-import { ABORTED, AbortRace } from './race-abort.js';
+import { ABORTED, AbortRace, type StopSource } from './race-abort.js';
 import { readSegment, type SegmentFacts } from './read-segment.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
@@ -35,7 +35,8 @@ export interface SendSegmentRequestOptions<Native extends object> {
   fetch: FetchFunction;
   requestId: string;
   requestIdHeader: string;
-  signal: AbortSignal;
+  /** The turn's stop: its signal goes to the fetch, and every await on the wire races it. */
+  stop: StopSource;
   now(): number;
   deliver(event: TurnEvent): Promise<void>;
   onWarning(message: string): void;
@@ -72,7 +73,7 @@ export function withRequestIdHeader(
 export async function sendSegmentRequest<Native extends object>(
   options: SendSegmentRequestOptions<Native>,
 ): Promise<SegmentAttempt> {
-  const race = new AbortRace(options.signal);
+  const race = new AbortRace(options.stop);
   try {
     return await sendAndReadSegment(options, race);
   } finally {
@@ -84,7 +85,8 @@ async function sendAndReadSegment<Native extends object>(
   options: SendSegmentRequestOptions<Native>,
   race: AbortRace,
 ): Promise<SegmentAttempt> {
-  const { adapter, signal, now } = options;
+  const { adapter, now } = options;
+  const { signal } = race;
   const startedAt = now();
   const http = adapter.buildHttpRequest(options.native, options.target);
   const headers = withRequestIdHeader(http.headers, options.requestIdHeader, options.requestId);

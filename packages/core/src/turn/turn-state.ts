@@ -5,6 +5,7 @@ import type { TurnEvent } from '../types/turn-event.js';
 import type { EventChannel } from './event-channel.js';
 import type { SegmentTimeLimit } from './segment-deadline.js';
 import { createTimeLimitError } from './segment-deadline.js';
+import type { StopSource } from './race-abort.js';
 import type { StatsSink, TurnRecord, UsageSample } from './stats-sink.js';
 import type { SegmentRecord } from './turn-result.js';
 
@@ -19,8 +20,10 @@ export type StopCause =
  * R4.11), metadata shown once, and the stats sink guarded so it runs once
  * per physical request and once per turn (R6.1, R6.2).
  */
-export class TurnState {
+export class TurnState implements StopSource {
   readonly controller = new AbortController();
+  /** The segment requests' abort races: called by `stop` itself, no EventTarget listener (decision 0212). */
+  private readonly stopListeners = new Set<() => void>();
   readonly segments: SegmentRecord[] = [];
   private stopCause: StopCause | undefined;
   private readonly warningSet = new Set<string>();
@@ -40,7 +43,20 @@ export class TurnState {
   stop(cause: StopCause): void {
     if (this.stopCause !== undefined) return;
     this.stopCause = cause;
+    // The signal first: the fetch's own listener destroys the request before the races settle, as before.
     this.controller.abort(cause.by === 'host-signal' ? cause.reason : cause.by);
+    const listeners = [...this.stopListeners];
+    this.stopListeners.clear();
+    for (const listener of listeners) listener();
+  }
+
+  onStop(listener: () => void): () => void {
+    if (this.stopCause !== undefined) {
+      listener();
+      return () => undefined;
+    }
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
   }
 
   /** The error that stands for the stop: ABORTED for host/consumer, the named time limit otherwise (R4.9). */
