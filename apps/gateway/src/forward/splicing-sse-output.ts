@@ -40,7 +40,8 @@ type Mode = 'holding' | 'raw' | 'encode';
  */
 export class SplicingSseOutput implements UpstreamByteTap {
   readonly #options: SplicingSseOutputOptions;
-  readonly #encoder: SpliceableSseEncoder;
+  /** Made on first use, after the upstream request went out: not on the first-byte path of every request. */
+  #encoderMade: SpliceableSseEncoder | undefined;
   #write: (chunk: string | Uint8Array) => void = () => undefined;
   #mode: Mode = 'holding';
   #bodies = 0;
@@ -56,7 +57,10 @@ export class SplicingSseOutput implements UpstreamByteTap {
 
   constructor(options: SplicingSseOutputOptions) {
     this.#options = options;
-    this.#encoder = createSseTextEncoder(options.protocol);
+  }
+
+  get #encoder(): SpliceableSseEncoder {
+    return (this.#encoderMade ??= createSseTextEncoder(this.#options.protocol));
   }
 
   onBodyStart(): void {
@@ -128,10 +132,11 @@ export class SplicingSseOutput implements UpstreamByteTap {
     if (end === 0) return;
     const bytes = this.#pending.subarray(0, end);
     this.#pending = end === this.#pending.length ? EMPTY : this.#pending.subarray(end);
-    // The encoder follows what the client has (state only, nothing rendered): the bytes below stand for these events.
+    this.#writeRaw(bytes);
+    // The encoder follows what the client has (state only, nothing rendered): the bytes above stand for these
+    // events. Observed after the write, so the response's first chunk does not wait for it (decision 0212).
     for (const event of this.#unwritten) this.#encoder.observe(event);
     this.#unwritten.length = 0;
-    this.#writeRaw(bytes);
   }
 
   #writeRaw(bytes: Uint8Array): void {

@@ -35,26 +35,29 @@ function setup(): { response: RecordingResponse; writer: SseResponseWriter } {
 }
 
 describe('SseResponseWriter', () => {
-  it('R8.2 writes the records of one burst as one chunk, as soon as the burst settles', async () => {
+  it('R8.2 writes the first chunk at once, then the records of one burst as one chunk, as soon as the burst settles', async () => {
     const { response, writer } = setup();
+    writer.write('data: 0\n\n');
+    expect(response.writes).toEqual(['data: 0\n\n']);
     writer.write('data: 1\n\n');
     await Promise.resolve();
     writer.write('data: 2\n\n');
-    expect(response.writes).toEqual([]);
+    expect(response.writes).toEqual(['data: 0\n\n']);
     await nextTick();
-    expect(response.writes).toEqual(['data: 1\n\ndata: 2\n\n']);
+    expect(response.writes).toEqual(['data: 0\n\n', 'data: 1\n\ndata: 2\n\n']);
     writer.write('data: 3\n\n');
     await nextTick();
-    expect(response.writes).toEqual(['data: 1\n\ndata: 2\n\n', 'data: 3\n\n']);
+    expect(response.writes).toEqual(['data: 0\n\n', 'data: 1\n\ndata: 2\n\n', 'data: 3\n\n']);
   });
 
   it('byte chunks of one burst are corked into one socket write, in order', async () => {
     const { response, writer } = setup();
+    writer.write('first');
     writer.write(new Uint8Array([1]));
     writer.write('x');
     await nextTick();
     expect(response.corked).toBe(1);
-    expect(response.writes).toEqual([new Uint8Array([1]), 'x']);
+    expect(response.writes).toEqual(['first', new Uint8Array([1]), 'x']);
   });
 
   it('end() sends what is queued with the final chunk, in order', async () => {

@@ -21,18 +21,27 @@ function waitForDrain(response: ServerResponse): Promise<void> {
  * per event (`writev` was the largest single item of the 50-stream profile,
  * bench/README.md). The flush runs on `process.nextTick`, i.e. as soon as
  * that microtask chain settles, so nothing waits for a later network read
- * (R8.2: relayed as it arrives).
+ * (R8.2: relayed as it arrives). The response's first chunk goes out at
+ * once, with the headers: the client's time to first byte does not wait for
+ * the rest of that chain (decision 0212).
  */
 export class SseResponseWriter {
   private pending: Chunk[] = [];
   private scheduled = false;
+  private started = false;
   private drained: Promise<void> | undefined;
   private readonly flushNow = (): void => this.flush();
 
   constructor(private readonly response: ServerResponse) {}
 
-  /** Queues `chunk` for this tick's write. */
+  /** Queues `chunk` for this tick's write; the response's first chunk is written at once. */
   write(chunk: Chunk): void {
+    if (!this.started) {
+      this.started = true;
+      this.pending.push(chunk);
+      this.flush();
+      return;
+    }
     this.pending.push(chunk);
     if (this.scheduled) return;
     this.scheduled = true;

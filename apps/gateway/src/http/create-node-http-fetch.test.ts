@@ -179,6 +179,16 @@ describe('createNodeHttpFetch (runTurn transport over node:http)', () => {
     await upstreamClosed;
   });
 
+  it('R1.6 an abort in the same tick as the call (before the abort listener is added) still rejects and closes the socket', async () => {
+    handler = () => undefined; // never answers: only the abort can end the request
+    const serverSocketClosed = new Promise<void>((resolve) => server.once('connection', (socket) => socket.once('close', () => resolve())));
+    const controller = new AbortController();
+    const pending = post({ signal: controller.signal }).catch((error: unknown) => error);
+    controller.abort();
+    expect(classifyThrownError(await pending)).toMatchObject({ kind: 'aborted' });
+    await serverSocketClosed;
+  });
+
   it('an already-aborted signal rejects without sending anything', async () => {
     let requests = 0;
     handler = (_request, response) => {
