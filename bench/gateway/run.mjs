@@ -9,14 +9,15 @@
 // BENCH_WARMUP_REQUESTS=N (default 2000) unpaced streams go to every target
 // first, so V8 has optimised each one's per-request path (steady state, as a
 // gateway that has been up for a while); 0 measures after the short warm-up only.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
+import { extractSourceTree } from './source-trees.mjs';
 
 const runs = Math.max(5, Number(process.argv[2] ?? 7));
 const chunks = Number(process.argv[3] ?? 100);
@@ -27,27 +28,15 @@ const CONCURRENT_STREAMS = 50;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-gateway-bench-'));
 
-const packages = ['core', 'adapter-chat', 'adapter-messages', 'adapter-responses', 'stats', 'testkit'];
 /** Bundles bench/gateway/proxy-server.mjs of the tree at `sourceRoot` into `outDir`/proxy-server.cjs. */
 function bundleProxyServer(sourceRoot, outDir) {
   return bundleFromSource({ entryName: 'proxy-server', entryFile: join(sourceRoot, 'bench/gateway/proxy-server.mjs'), outDir, sourceRoot });
 }
 
-/** The gateway's sources at `ref`, extracted read-only, resolving dependencies from this checkout's node_modules. */
-async function extractBaseline(ref) {
-  const tree = join(workDir, 'baseline');
-  await mkdir(tree);
-  const dirs = ['bench/gateway', 'apps/gateway/src', ...packages.map((name) => `packages/${name}/src`)];
-  const archive = execFileSync('git', ['-C', root, 'archive', ref, ...dirs], { maxBuffer: 256 * 1024 * 1024 });
-  execFileSync('tar', ['-x', '-C', tree], { input: archive });
-  await symlink(join(root, 'node_modules'), join(tree, 'node_modules'));
-  for (const dir of ['apps/gateway', ...packages.map((name) => `packages/${name}`)]) await symlink(join(root, dir, 'node_modules'), join(tree, dir, 'node_modules'));
-  return tree;
-}
-
 const proxyServer = await bundleProxyServer(root, workDir);
 const baselineRef = process.env.BENCH_BASELINE_REF;
-const baselineServer = baselineRef === undefined ? undefined : await bundleProxyServer(await extractBaseline(baselineRef), join(workDir, 'baseline-out'));
+const baselineServer =
+  baselineRef === undefined ? undefined : await bundleProxyServer(await extractSourceTree(root, baselineRef, join(workDir, 'baseline')), join(workDir, 'baseline-out'));
 
 /** Starts a child process and waits for the JSON line it prints. */
 function startChild(args) {

@@ -4,12 +4,13 @@
 // decoder. Prints CPU wall per turn, median time to the first event and to the
 // end. Usage: node bench/gateway/turn-overhead.mjs [chunks=100] [reads=4] [turns=5000]
 // BENCH_BASELINE_REF=<git ref> also runs core + adapter-chat as they are at that ref.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
+import { extractSourceTree } from './source-trees.mjs';
 
 const [chunks = '100', reads = '4', turns = '5000'] = process.argv.slice(2);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -66,18 +67,9 @@ async function bundle(sourceRoot, outDir) {
   return join(outDir, output);
 }
 
-async function extractBaseline(ref) {
-  const tree = join(workDir, 'baseline');
-  await mkdir(tree);
-  const archive = execFileSync('git', ['-C', root, 'archive', ref, ...packages.map((name) => `packages/${name}/src`)], { maxBuffer: 256 * 1024 * 1024 });
-  execFileSync('tar', ['-x', '-C', tree], { input: archive });
-  for (const name of packages) await symlink(join(root, 'packages', name, 'node_modules'), join(tree, 'packages', name, 'node_modules'));
-  return tree;
-}
-
 const variants = [['working tree', await bundle(root, join(workDir, 'current'))]];
 const ref = process.env.BENCH_BASELINE_REF;
-if (ref !== undefined) variants.push([`@ ${ref}`, await bundle(await extractBaseline(ref), join(workDir, 'baseline-out'))]);
+if (ref !== undefined) variants.push([`@ ${ref}`, await bundle(await extractSourceTree(root, ref, join(workDir, 'baseline')), join(workDir, 'baseline-out'))]);
 const results = Object.fromEntries(variants.map(([name]) => [name, []]));
 // Interleaved, 5 processes each: one cold JIT per sample, drift hits both alike.
 for (let run = 0; run < 5; run += 1) {
