@@ -1,9 +1,20 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ABORTED, AbortRace, stopSourceOf } from './race-abort.js';
+import { ABORTED, AbortRace, type StopSource } from './race-abort.js';
 import { EventChannel } from './event-channel.js';
 import { TurnState } from './turn-state.js';
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/** A plain AbortSignal as a stop source (one `abort` listener while subscribed): the race's rules, apart from TurnState. */
+function stopSourceOf(signal: AbortSignal): StopSource {
+  return {
+    signal,
+    onStop(listener) {
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    },
+  };
+}
 
 describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
   it('resolves with the value when the promise wins', async () => {

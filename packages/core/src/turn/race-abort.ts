@@ -5,28 +5,16 @@ export type Aborted = typeof ABORTED;
 const ignoreRejection = (): void => undefined;
 
 /**
- * What one physical request races: runTurn's own stop (TurnState), or any
- * AbortSignal through `stopSourceOf`. runTurn's state calls its listeners
- * itself, so a request costs no EventTarget listener: Node 20's event_target
- * code runs unoptimised for the first few hundred requests, on every
- * request's path to its first byte (decision 0212).
+ * What one physical request races: runTurn's own stop (TurnState), which
+ * calls its listeners itself, so a request costs no EventTarget listener:
+ * Node 20's event_target code runs unoptimised for the first few hundred
+ * requests, on every request's path to its first byte (decision 0212).
  */
 export interface StopSource {
   /** Aborts with the stop; it is what the fetch gets. */
   readonly signal: AbortSignal;
   /** Calls `listener` once when the source stops; returns the unsubscribe. */
   onStop(listener: () => void): () => void;
-}
-
-/** A StopSource over a plain AbortSignal (one `abort` listener while subscribed). */
-export function stopSourceOf(signal: AbortSignal): StopSource {
-  return {
-    signal,
-    onStop(listener) {
-      signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
-    },
-  };
 }
 
 interface PendingRace {
