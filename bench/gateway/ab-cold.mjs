@@ -6,14 +6,13 @@
 // first 20 per target dropped; TTFB p50 over the rest.
 // Usage: node bench/gateway/ab-cold.mjs [ref|. ...] (default: HEAD and the working tree ".")
 // BENCH_AB_REQUESTS (default 160, as many as run.mjs's cold figure sends), BENCH_AB_ROUNDS (default 3 processes).
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
+import { median, startChild, streamOnce } from './bench-client.mjs';
 import { extractSourceTree } from './source-trees.mjs';
 
 const refs = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
@@ -35,33 +34,7 @@ const gatewayBundles = [];
 for (const [index, ref] of refs.entries()) gatewayBundles.push(await bundleGateway(ref, index));
 const server = await bundleFromSource({ entryName: 'ab-server', entryFile: join(root, 'bench/gateway/ab-server.mjs'), outDir: workDir, sourceRoot: root });
 
-function startChild(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, info: JSON.parse(line) }));
-  });
-}
-
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
-function ttfbOnce(agent, port) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let firstByteAt;
-    const request = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: 'Bearer sk-bench' } },
-      (response) => {
-        response.on('data', () => (firstByteAt ??= performance.now()));
-        response.on('end', () => (response.statusCode === 200 && firstByteAt !== undefined ? resolve(firstByteAt - started) : reject(new Error(`status ${response.statusCode}`))));
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-
 const names = ['direct', 'parse-and-forward floor', ...refs.map((ref) => `gateway @ ${ref === '.' ? 'working tree' : ref}`)];
 const perRound = names.map(() => []);
 for (let round = 0; round < rounds; round += 1) {
@@ -75,7 +48,7 @@ for (let round = 0; round < rounds; round += 1) {
     // (right after `direct`) pays its wake-up, so no target may always hold that place.
     for (let offset = 0; offset < ports.length; offset += 1) {
       const target = (index + offset) % ports.length;
-      const ttfb = await ttfbOnce(agent, ports[target]);
+      const { ttfbMs: ttfb } = await streamOnce(agent, ports[target], body);
       if (index >= SKIPPED) samples[target].push(ttfb);
     }
   }

@@ -9,14 +9,13 @@
 // BENCH_WARMUP_REQUESTS=N (default 2000) unpaced streams go to every target
 // first, so V8 has optimised each one's per-request path (steady state, as a
 // gateway that has been up for a while); 0 measures after the short warm-up only.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
+import { median, startChild, streamOnce as streamOnceWith } from './bench-client.mjs';
 import { extractSourceTree } from './source-trees.mjs';
 
 const runs = Math.max(5, Number(process.argv[2] ?? 7));
@@ -38,15 +37,6 @@ const baselineRef = process.env.BENCH_BASELINE_REF;
 const baselineServer =
   baselineRef === undefined ? undefined : await bundleProxyServer(await extractSourceTree(root, baselineRef, join(workDir, 'baseline')), join(workDir, 'baseline-out'));
 
-/** Starts a child process and waits for the JSON line it prints. */
-function startChild(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, info: JSON.parse(line) }));
-  });
-}
-
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), String(chunks), String(intervalMs)]);
 // BENCH_PROXY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the proxies' process.
 const proxyNodeArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -60,43 +50,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
 const warmupBody = JSON.stringify({ model: 'bench-warmup', stream: true, messages: [{ role: 'user', content: 'hello' }] });
 
-/** One streamed request: ms to the first body byte and to the end. */
-function streamOnce(port, requestBody = body) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    let firstByteAt;
-    const request = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/v1/chat/completions',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(requestBody), authorization: 'Bearer sk-bench' },
-      },
-      (response) => {
-        let bytes = 0;
-        response.on('data', (chunk) => {
-          firstByteAt ??= performance.now();
-          bytes += chunk.length;
-        });
-        response.on('end', () => {
-          if (response.statusCode !== 200 || bytes === 0) reject(new Error(`status ${response.statusCode}, ${bytes} bytes`));
-          else resolve({ ttfbMs: firstByteAt - started, totalMs: performance.now() - started });
-        });
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(requestBody);
-  });
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
+const streamOnce = (port, requestBody = body) => streamOnceWith(agent, port, requestBody);
 
 /** 1 stream at a time: median TTFB and total over SEQUENTIAL_STREAMS streams. */
 async function runSequential(port) {
