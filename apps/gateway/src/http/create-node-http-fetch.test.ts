@@ -179,14 +179,39 @@ describe('createNodeHttpFetch (runTurn transport over node:http)', () => {
     await upstreamClosed;
   });
 
-  it('R1.6 an abort in the same tick as the call (before the abort listener is added) still rejects and closes the socket', async () => {
-    handler = () => undefined; // never answers: only the abort can end the request
-    const serverSocketClosed = new Promise<void>((resolve) => server.once('connection', (socket) => socket.once('close', () => resolve())));
+  it('R1.6 an abort in the same tick as the call, on a kept-alive connection whose request already left, rejects and closes it', async () => {
+    handler = (_request, response) => response.end('ok');
+    expect(await (await post()).text()).toBe('ok');
+    // The pooled connection is reused: the request is written at call time, then aborted at once.
+    let serverSocketClosed!: Promise<void>;
+    const requestArrived = new Promise<void>((resolve) => {
+      handler = (request) => {
+        serverSocketClosed = new Promise((closed) => request.socket.once('close', () => closed()));
+        resolve(); // never answers: only the abort can end the request
+      };
+    });
     const controller = new AbortController();
     const pending = post({ signal: controller.signal }).catch((error: unknown) => error);
     controller.abort();
     expect(classifyThrownError(await pending)).toMatchObject({ kind: 'aborted' });
+    await requestArrived;
     await serverSocketClosed;
+  });
+
+  it('R1.6 an abort in the same tick as the call on a new connection rejects, and nothing is left open', async () => {
+    let requests = 0;
+    handler = () => {
+      requests += 1;
+    };
+    const controller = new AbortController();
+    const pending = post({ signal: controller.signal }).catch((error: unknown) => error);
+    controller.abort();
+    expect(classifyThrownError(await pending)).toMatchObject({ kind: 'aborted' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(requests).toBe(0);
+    // The gateway can close at once: no upstream connection outlives the aborted request.
+    const connections = await new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    expect(connections).toBe(0);
   });
 
   it('an already-aborted signal rejects without sending anything', async () => {

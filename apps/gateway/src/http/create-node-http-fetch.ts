@@ -1,10 +1,10 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import { decodeContentEncoding } from './decode-content-encoding.js';
 import { createAbortError, NodeBodyStream } from './node-body-stream.js';
+import { Http1ConnectionPool, type Http1Origin } from './http1-connection-pool.js';
+import { sendHttp1Request } from './http1-exchange.js';
 import { NodeHttpResponse } from './node-http-response.js';
 
 /** A FetchFunction over `node:http(s)` plus the keep-alive pools it owns. */
@@ -34,21 +34,7 @@ function readRequestHeaders(init: RequestInit['headers']): Record<string, string
   return headers;
 }
 
-/**
- * fetch decodes compressed bodies itself; this transport sends no
- * `accept-encoding`, so a compliant upstream answers uncompressed, but a
- * proxy that compresses anyway is still read correctly.
- */
-function decodeContentEncoding(response: IncomingMessage): Readable {
-  const encoding = (response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : encoding === 'deflate' ? createInflate() : undefined;
-  if (decoder === undefined) return response;
-  response.on('error', (error) => decoder.destroy(error));
-  return response.pipe(decoder);
-}
-
-/** A parsed upstream URL as node:http request options. */
+/** A parsed upstream URL as node:https request options, and as the lean HTTP/1.1 client's origin. */
 interface RequestTarget {
   secure: boolean;
   protocol: string;
@@ -56,6 +42,9 @@ interface RequestTarget {
   port: number | undefined;
   path: string;
   auth: string | undefined;
+  origin: Http1Origin;
+  /** The Host header: `url.host` (brackets for IPv6, the port unless it is the default). */
+  hostHeader: string;
 }
 
 /**
@@ -65,13 +54,18 @@ interface RequestTarget {
  */
 function toRequestTarget(url: URL): RequestTarget {
   const options = urlToHttpOptions(url);
+  const secure = url.protocol === 'https:';
+  const hostname = options.hostname ?? 'localhost';
+  const port = typeof options.port === 'number' ? options.port : secure ? 443 : 80;
   return {
-    secure: url.protocol === 'https:',
+    secure,
     protocol: url.protocol,
     hostname: options.hostname ?? undefined,
     port: typeof options.port === 'number' ? options.port : undefined,
     path: options.path ?? '/',
     auth: options.auth ?? undefined,
+    origin: { host: hostname, port, key: `${hostname}:${port}` },
+    hostHeader: url.host,
   };
 }
 
@@ -95,7 +89,9 @@ const MAX_CACHED_TARGETS = 64;
 export function createNodeHttpFetch(): NodeHttpFetch {
   // Long thinking streams are silent for minutes; runTurn's own deadlines (R4.2) bound them, not a socket timeout.
   // `noDelay` on the pool's sockets once, instead of a `setNoDelay` (and its 'socket' listener) per request.
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo', noDelay: true });
+  // Plain-http upstreams (local model servers, the mock, an internal proxy) go over the lean HTTP/1.1
+  // client: its request leaves in one write at call time (decision 0213).
+  const http1Pool = new Http1ConnectionPool();
   const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo', noDelay: true });
 
   // runTurn posts to a handful of endpoint URLs: each is parsed once, not per request.
@@ -137,6 +133,14 @@ export function createNodeHttpFetch(): NodeHttpFetch {
         return;
       }
       const body = init.body ?? undefined;
+      if (!secure) {
+        if (target.auth !== undefined && headers.authorization === undefined) {
+          headers.authorization = `Basic ${Buffer.from(target.auth).toString('base64')}`;
+        }
+        const { origin, hostHeader, path } = target;
+        resolve(sendHttp1Request(http1Pool, { origin, hostHeader, path, method: init.method ?? 'GET', headers, body, signal }));
+        return;
+      }
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
 
       let responded = false;
@@ -155,7 +159,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
         abortBody?.();
         request.destroy();
       };
-      const request = (secure ? httpsRequest : httpRequest)(
+      const request = httpsRequest(
         {
           protocol: target.protocol,
           hostname: target.hostname,
@@ -164,7 +168,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
           auth: target.auth,
           method: init.method ?? 'GET',
           headers,
-          agent: secure ? httpsAgent : httpAgent,
+          agent: httpsAgent,
         },
         (response) => {
           responded = true;
@@ -182,7 +186,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
             resolve(new NodeHttpResponse(status, response.headers, null));
             return;
           }
-          const body = new NodeBodyStream(response, decodeContentEncoding(response), signal, stopListening);
+          const body = new NodeBodyStream(response, decodeContentEncoding(response.headers['content-encoding'], response), signal, stopListening);
           abortBody = () => body.abort();
           resolve(new NodeHttpResponse(status, response.headers, body));
         },
@@ -213,7 +217,7 @@ export function createNodeHttpFetch(): NodeHttpFetch {
   return {
     fetch,
     destroy() {
-      httpAgent.destroy();
+      http1Pool.destroy();
       httpsAgent.destroy();
     },
   };

@@ -1,6 +1,23 @@
-import type { IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
 import type { ByteStream, ByteStreamReader } from '@turnguard/core';
+
+/**
+ * The response a body belongs to: node:http's IncomingMessage, or the lean
+ * HTTP/1.1 client's body (http1-exchange.ts). `close` before `complete` is a cut.
+ */
+export interface BodyMessage {
+  readonly complete: boolean;
+  once(event: 'close', listener: () => void): unknown;
+  destroy(): unknown;
+}
+
+/** Where the body's bytes come from: the message itself, or a decompressor fed by it. */
+export interface BodySource {
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  once(event: 'end', listener: () => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
 
 /**
  * Who watches what the decoder reads of a body (the gateway's raw relay,
@@ -56,8 +73,8 @@ type Waiter = { resolve: (result: ReadableStreamReadResult<Uint8Array>) => void;
  * - every read reaches the tap, if one is set (`onDrained`, then `onBytes`).
  */
 export class NodeBodyStream implements ByteStream, ByteStreamReader {
-  readonly #response: IncomingMessage;
-  readonly #source: Readable;
+  readonly #response: BodyMessage;
+  readonly #source: BodySource;
   readonly #signal: AbortSignal;
   readonly #onSettled: () => void;
   #settled = false;
@@ -72,7 +89,7 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   #error: { error: unknown } | undefined;
   #tap: BodyReadTap | undefined;
 
-  constructor(response: IncomingMessage, source: Readable, signal: AbortSignal, onSettled: () => void) {
+  constructor(response: BodyMessage, source: BodySource, signal: AbortSignal, onSettled: () => void) {
     this.#response = response;
     this.#source = source;
     this.#signal = signal;
