@@ -72,8 +72,9 @@ function toRequestTarget(url: URL): RequestTarget {
 const MAX_CACHED_TARGETS = 64;
 
 /**
- * An upstream transport for runTurn over `node:http` / `node:https` with
- * keep-alive pools — cheaper per request than undici's `fetch`
+ * An upstream transport for runTurn with keep-alive pools — `http:` over the
+ * lean HTTP/1.1 client (http1-exchange.ts, decision 0213), `https:` over
+ * `node:https` — cheaper per request than undici's `fetch`
  * (bench/README.md, gateway section) — that keeps fetch's observable
  * contract where runTurn depends on it:
  * - a connection that fails before the response rejects like undici with
@@ -87,11 +88,11 @@ const MAX_CACHED_TARGETS = 64;
  *   WHATWG ReadableStream: decision 0205), delivered as it arrives (R8.2).
  */
 export function createNodeHttpFetch(): NodeHttpFetch {
-  // Long thinking streams are silent for minutes; runTurn's own deadlines (R4.2) bound them, not a socket timeout.
-  // `noDelay` on the pool's sockets once, instead of a `setNoDelay` (and its 'socket' listener) per request.
   // Plain-http upstreams (local model servers, the mock, an internal proxy) go over the lean HTTP/1.1
   // client: its request leaves in one write at call time (decision 0213).
   const http1Pool = new Http1ConnectionPool();
+  // Long thinking streams are silent for minutes; runTurn's own deadlines (R4.2) bound them, not a socket timeout.
+  // `noDelay` on the pool's sockets once, instead of a `setNoDelay` (and its 'socket' listener) per request.
   const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo', noDelay: true });
 
   // runTurn posts to a handful of endpoint URLs: each is parsed once, not per request.
