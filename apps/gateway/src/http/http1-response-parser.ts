@@ -99,25 +99,15 @@ export class Http1ResponseParser {
     switch (this.#stage) {
       case 'head':
         return this.#readHead(data, at);
-      case 'fixed': {
-        const end = Math.min(data.length, at + this.#remaining);
-        this.#pieces.push(data.subarray(at, end));
-        this.#remaining -= end - at;
-        if (this.#remaining === 0) this.#stage = 'done';
-        return end;
-      }
+      case 'fixed':
+        return this.#readCounted(data, at, 'done');
       case 'until-close':
         this.#pieces.push(data.subarray(at));
         return data.length;
       case 'chunk-size':
         return this.#readChunkSize(data, at);
-      case 'chunk-data': {
-        const end = Math.min(data.length, at + this.#remaining);
-        this.#pieces.push(data.subarray(at, end));
-        this.#remaining -= end - at;
-        if (this.#remaining === 0) this.#stage = 'chunk-end';
-        return end;
-      }
+      case 'chunk-data':
+        return this.#readCounted(data, at, 'chunk-end');
       case 'chunk-end':
         if (data.length - at < 2) return this.#keep(data, at);
         if (data.readUInt16BE(at) !== CRLF) throw new Http1ParseError('a chunk is not followed by CRLF.');
@@ -128,6 +118,15 @@ export class Http1ResponseParser {
       case 'done':
         return data.length;
     }
+  }
+
+  /** Up to `#remaining` body bytes (a content-length body, or one chunk's data); then `next`. */
+  #readCounted(data: Buffer, at: number, next: Stage): number {
+    const end = Math.min(data.length, at + this.#remaining);
+    this.#pieces.push(data.subarray(at, end));
+    this.#remaining -= end - at;
+    if (this.#remaining === 0) this.#stage = next;
+    return end;
   }
 
   /** Keeps the unread rest for the next push (a line or head split across reads). */
