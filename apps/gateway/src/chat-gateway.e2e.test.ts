@@ -129,6 +129,13 @@ describe('R8 gateway × openai chat.completions (streaming)', () => {
 });
 
 describe('R8 gateway × openai chat.completions (non-streaming)', () => {
+  it('R5.2 carries the upstream usage, as OpenAI’s non-streaming chat.completion always does', async () => {
+    harness.upstream.chat.enqueue(scenario.chat().text('Hello there friend').usage({ input: 3, output: 5 }));
+    const completion = await client.chat.completions.create(ask);
+    expect(completion.choices[0]?.message.content).toBe('Hello there friend');
+    expect(completion.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 5, total_tokens: 8 });
+  });
+
   it('answers a recovered turn with one chat.completion JSON body', async () => {
     harness.upstream.chat.enqueue(scenario.chat().reasoning(300).eof(), scenario.chat().text('Recovered answer.').usage({ input: 5, output: 3 }));
     const completion = await client.chat.completions.create(ask);

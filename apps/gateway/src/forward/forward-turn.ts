@@ -76,7 +76,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     body = { ...body, previous_response_id: context.responseChains.resolve(body.previous_response_id) };
   }
   const adapter = selectAdapter(protocol);
-  const dropUsage = protocol === 'chat' && !wantsChatUsage(body);
+  // Only a stream can leave usage out: a non-streaming chat.completion always carries it, as OpenAI's does.
+  const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
   let run;
