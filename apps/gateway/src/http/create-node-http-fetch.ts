@@ -5,17 +5,15 @@ import { decodeContentEncoding } from './decode-content-encoding.js';
 import { createAbortError, NodeBodyStream } from './node-body-stream.js';
 import { Http1ConnectionPool, type Http1Origin } from './http1-connection-pool.js';
 import { sendHttp1Request } from './http1-exchange.js';
-import { NodeHttpResponse } from './node-http-response.js';
+import { NodeHttpResponse, NULL_BODY_STATUSES } from './node-http-response.js';
 
-/** A FetchFunction over `node:http(s)` plus the keep-alive pools it owns. */
+/** A FetchFunction over the lean HTTP/1.1 client (`http:`) and `node:https`, plus the keep-alive pools it owns. */
 export interface NodeHttpFetch {
   fetch: FetchFunction;
   /** Closes the pooled upstream sockets (gateway close). */
   destroy(): void;
 }
 
-/** Statuses that have no body (fetch gives them a null one). */
-const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 
 /** runTurn passes a plain record; copying it skips building a WHATWG Headers per request. */
 function readRequestHeaders(init: RequestInit['headers']): Record<string, string> {
@@ -55,16 +53,18 @@ interface RequestTarget {
 function toRequestTarget(url: URL): RequestTarget {
   const options = urlToHttpOptions(url);
   const secure = url.protocol === 'https:';
-  const hostname = options.hostname ?? 'localhost';
-  const port = typeof options.port === 'number' ? options.port : secure ? 443 : 80;
+  const hostname = options.hostname ?? undefined;
+  const port = typeof options.port === 'number' ? options.port : undefined;
+  const originHost = hostname ?? 'localhost';
+  const originPort = port ?? (secure ? 443 : 80);
   return {
     secure,
     protocol: url.protocol,
-    hostname: options.hostname ?? undefined,
-    port: typeof options.port === 'number' ? options.port : undefined,
+    hostname,
+    port,
     path: options.path ?? '/',
     auth: options.auth ?? undefined,
-    origin: { host: hostname, port, key: `${hostname}:${port}` },
+    origin: { host: originHost, port: originPort, key: `${originHost}:${originPort}` },
     hostHeader: url.host,
   };
 }

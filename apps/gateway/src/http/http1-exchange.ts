@@ -5,7 +5,7 @@ import { decodeContentEncoding } from './decode-content-encoding.js';
 import type { Http1ConnectionPool, Http1Origin } from './http1-connection-pool.js';
 import { Http1ResponseParser, type Http1ResponseHead } from './http1-response-parser.js';
 import { createAbortError, NodeBodyStream, type BodyMessage, type BodySource } from './node-body-stream.js';
-import { NodeHttpResponse } from './node-http-response.js';
+import { NodeHttpResponse, NULL_BODY_STATUSES } from './node-http-response.js';
 
 export interface Http1Request {
   origin: Http1Origin;
@@ -19,8 +19,6 @@ export interface Http1Request {
   signal: AbortSignal;
 }
 
-/** Statuses that have no body (fetch gives them a null one). */
-const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
 /** Set by the client itself: a caller's value is dropped, as fetch forbids these request headers. */
 const CONNECTION_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -2,6 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ByteStream, FetchResponse, FetchResponseHeaders } from '@turnguard/core';
 import type { BodyReadTap, NodeBodyStream } from './node-body-stream.js';
 
+/** Statuses that have no body (fetch gives them a null one). */
+export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
+
 /** `Headers.get` over node:http's parsed headers (keys already lower-case; repeats joined with ", " like fetch). */
 class NodeResponseHeaders implements FetchResponseHeaders {
   constructor(private readonly headers: IncomingHttpHeaders) {}
