@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { FetchResponse } from '@turnguard/core';
 import { decodeContentEncoding } from './decode-content-encoding.js';
 import type { Http1ConnectionPool, Http1Origin } from './http1-connection-pool.js';
-import { Http1ResponseParser, type Http1ResponseHead } from './http1-response-parser.js';
+import { Http1ResponseParser } from './http1-response-parser.js';
 import { createAbortError, NodeBodyStream, type BodyMessage, type BodySource } from './node-body-stream.js';
 import { NodeHttpResponse, NULL_BODY_STATUSES } from './node-http-response.js';
 
@@ -104,7 +104,6 @@ export function sendHttp1Request(pool: Http1ConnectionPool, request: Http1Reques
     let finished = false;
     let keepAliveHint: string | undefined;
     let body: Http1Body | undefined;
-    let stream: NodeBodyStream | undefined;
 
     /** Ends the exchange; the connection goes back to the pool only after a complete, reusable message. */
     const finish = (reusable: boolean): void => {
@@ -135,16 +134,22 @@ export function sendHttp1Request(pool: Http1ConnectionPool, request: Http1Reques
 
     const parser = new Http1ResponseParser(
       {
-        onHead: (responseHead) => {
-          keepAliveHint = responseHead.headers['keep-alive'];
-          const response = toFetchResponse(responseHead);
-          if (response instanceof Error) {
+        onHead: ({ status, headers }) => {
+          keepAliveHint = headers['keep-alive'];
+          // The parser has skipped interim 1xx heads: only a status past 599 is left to refuse.
+          if (status > 599) {
             finish(false);
-            reject(response);
+            reject(new TypeError(`The upstream answered with an invalid status ${status}.`));
             return;
           }
           responded = true;
-          resolve(response);
+          if (NULL_BODY_STATUSES.has(status) || headRequest) {
+            resolve(new NodeHttpResponse(status, headers, null));
+            return;
+          }
+          body = new Http1Body(socket, () => fail());
+          const source = decodeContentEncoding(headers['content-encoding'], body);
+          resolve(new NodeHttpResponse(status, headers, new NodeBodyStream(body, source, signal, () => undefined)));
         },
         onBody: (bytes) => body?.emit('data', bytes),
         onComplete: (reusable) => {
@@ -157,15 +162,6 @@ export function sendHttp1Request(pool: Http1ConnectionPool, request: Http1Reques
       },
       headRequest,
     );
-
-    const toFetchResponse = (responseHead: Http1ResponseHead): FetchResponse | Error => {
-      const { status, headers } = responseHead;
-      if (status < 200 || status > 599) return new TypeError(`The upstream answered with an invalid status ${status}.`);
-      if (NULL_BODY_STATUSES.has(status) || headRequest) return new NodeHttpResponse(status, headers, null);
-      body = new Http1Body(socket, () => fail());
-      stream = new NodeBodyStream(body, decodeContentEncoding(headers['content-encoding'], body), signal, () => undefined);
-      return new NodeHttpResponse(status, headers, stream);
-    };
 
     function onData(chunk: Buffer): void {
       try {
@@ -186,13 +182,9 @@ export function sendHttp1Request(pool: Http1ConnectionPool, request: Http1Reques
     function onClose(): void {
       fail();
     }
+    /** With the signal aborted, `fail` rejects with its reason, or errors the body (and a decompressor) with it at once. */
     function onAbort(): void {
-      if (finished) return;
-      finish(false);
-      if (!responded) reject(createAbortError(signal));
-      stream?.abort();
-      // The body's consumers (a decompressor) end too.
-      body?.emit('error', createAbortError(signal));
+      fail(createAbortError(signal));
     }
 
     socket.on('data', onData);

@@ -129,6 +129,17 @@ export class Http1ResponseParser {
     return end;
   }
 
+  /**
+   * Where `terminator` starts, at most `limit` bytes after `at`; -1 when it has not arrived yet (the rest
+   * is kept for the next push). Refuses a head, line or trailer past its limit without buffering more.
+   */
+  #findEnd(data: Buffer, at: number, terminator: string, limit: number, what: string): number {
+    const end = data.indexOf(terminator, at, 'latin1');
+    if ((end === -1 ? data.length : end) - at > limit) throw new Http1ParseError(`${what} is larger than ${limit} bytes.`);
+    if (end === -1) this.#keep(data, at);
+    return end;
+  }
+
   /** Keeps the unread rest for the next push (a line or head split across reads). */
   #keep(data: Buffer, at: number): number {
     this.#partial = Buffer.from(data.subarray(at));
@@ -136,12 +147,8 @@ export class Http1ResponseParser {
   }
 
   #readHead(data: Buffer, at: number): number {
-    const end = data.indexOf('\r\n\r\n', at, 'latin1');
-    if (end === -1) {
-      if (data.length - at > MAX_HEAD_BYTES) throw new Http1ParseError(`the head is larger than ${MAX_HEAD_BYTES} bytes.`);
-      return this.#keep(data, at);
-    }
-    if (end - at > MAX_HEAD_BYTES) throw new Http1ParseError(`the head is larger than ${MAX_HEAD_BYTES} bytes.`);
+    const end = this.#findEnd(data, at, '\r\n\r\n', MAX_HEAD_BYTES, 'the head');
+    if (end === -1) return data.length;
     const lines = data.toString('latin1', at, end).split('\r\n');
     const statusLine = STATUS_LINE.exec(lines[0]!);
     if (statusLine === null) throw new Http1ParseError('the status line is not HTTP/1.x.');
@@ -187,12 +194,8 @@ export class Http1ResponseParser {
   }
 
   #readChunkSize(data: Buffer, at: number): number {
-    const end = data.indexOf('\r\n', at, 'latin1');
-    if (end === -1) {
-      if (data.length - at > MAX_CHUNK_LINE_BYTES) throw new Http1ParseError('a chunk-size line is too long.');
-      return this.#keep(data, at);
-    }
-    if (end - at > MAX_CHUNK_LINE_BYTES) throw new Http1ParseError('a chunk-size line is too long.');
+    const end = this.#findEnd(data, at, '\r\n', MAX_CHUNK_LINE_BYTES, 'a chunk-size line');
+    if (end === -1) return data.length;
     const size = CHUNK_SIZE.exec(data.toString('latin1', at, end));
     if (size === null) throw new Http1ParseError('a chunk size is not hexadecimal.');
     this.#remaining = Number.parseInt(size[1]!, 16);
@@ -206,11 +209,8 @@ export class Http1ResponseParser {
       this.#stage = 'done';
       return at + 2;
     }
-    const end = data.indexOf('\r\n\r\n', at, 'latin1');
-    if (end === -1) {
-      if (data.length - at > MAX_HEAD_BYTES) throw new Http1ParseError('the trailer is too large.');
-      return this.#keep(data, at);
-    }
+    const end = this.#findEnd(data, at, '\r\n\r\n', MAX_HEAD_BYTES, 'the trailer');
+    if (end === -1) return data.length;
     parseFields(data.toString('latin1', at, end).split('\r\n'), 0);
     this.#stage = 'done';
     return end + 4;
