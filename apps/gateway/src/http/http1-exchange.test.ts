@@ -99,6 +99,15 @@ describe('the lean HTTP/1.1 client (decision 0213)', () => {
     expect(brief.connections()).toBe(2);
   });
 
+  it('sends credentials in the URL as basic authorization, unless the caller set authorization', async () => {
+    transport = createNodeHttpFetch();
+    const upstream = await httpUpstream((_request, response) => response.end('ok'));
+    const withCredentials = upstream.base.replace('http://', 'http://user:p%40ss@');
+    await (await post(withCredentials)).text();
+    await (await post(withCredentials, { headers: { authorization: 'Bearer k' } })).text();
+    expect(upstream.seen.map((entry) => entry.headers.authorization)).toEqual([`Basic ${Buffer.from('user:p@ss').toString('base64')}`, 'Bearer k']);
+  });
+
   it('sends the method upper-cased, as node:http does', async () => {
     transport = createNodeHttpFetch();
     const methods: string[] = [];

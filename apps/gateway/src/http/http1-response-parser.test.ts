@@ -100,6 +100,7 @@ describe('Http1ResponseParser (decision 0213)', () => {
     ['repeated content-lengths that disagree', 'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab'],
     ['a chunk size that is not hexadecimal', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'],
     ['a chunk not followed by CRLF', 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabXX'],
+    ['a chunk-size line past 1 KiB (extensions)', `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;${'x'.repeat(2000)}\r\n`],
     ['a bare LF inside a field value', 'HTTP/1.1 200 OK\r\nX-A: a\nTransfer-Encoding: chunked\r\n\r\n'],
     ['a NUL inside a field value', 'HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n'],
   ])('refuses %s with an Http1ParseError', (_name, wire) => {
