@@ -1,0 +1,33 @@
+// Pass/fail per scenario, judged only on what a person running the client saw
+// (its merged stdout+stderr and exit code).
+import { MARK } from './replies.mjs';
+
+const has = (output, text) => output.includes(text.trim());
+
+function inOrder(output, first, second) {
+  const a = output.indexOf(first.trim());
+  const b = output.indexOf(second.trim());
+  return a >= 0 && b >= 0 && a < b;
+}
+
+const RULES = {
+  plain: (run) => (run.exitCode === 0 && has(run.output, MARK.plain) ? null : 'expected exit 0 and the plain answer'),
+  // The final text is only sent after a tool result holding the echo's output came back.
+  tool: (run) => (run.exitCode === 0 && has(run.output, MARK.toolDone) ? null : 'expected exit 0 and the answer sent after the tool result'),
+  'cut-thinking': (run, client) => {
+    if (run.exitCode !== 0 || !has(run.output, MARK.recovered)) return 'expected exit 0 and the recovered answer';
+    if (client === 'codex' && !inOrder(run.output, 'turnguard-thought', MARK.recovered)) return 'expected the reasoning printed before the answer';
+    return null;
+  },
+  'failed-recovery': (run) => {
+    if (run.exitCode === 0) return 'expected a non-zero exit';
+    if (!/error|fail|cut|interrupt|disconnect/i.test(run.output)) return 'expected a visible error message';
+    return null;
+  },
+};
+
+/** null when the scenario passed, else why it failed. */
+export function judge(scenario, client, run) {
+  if (run.timedOut) return `no exit within ${run.timeoutSeconds} s`;
+  return RULES[scenario](run, client);
+}

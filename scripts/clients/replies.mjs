@@ -1,0 +1,59 @@
+// What the scripted upstream answers to a client's main request, per scenario.
+// Markers are distinctive words the harness looks for in what the client printed.
+import { hasToolResult } from './messages-frames.mjs';
+import { hasFunctionOutput } from './responses-frames.mjs';
+
+export const MARK = {
+  plain: 'turnguard-plain-answer: 42 is the answer.',
+  toolEcho: 'turnguard-tool-ok',
+  toolDone: 'turnguard-tool-done: the command printed the marker.',
+  thought: 'turnguard-thought: weighing the two options before answering.',
+  recovered: 'turnguard-recovered-answer: option B, because it keeps the turn alive.',
+  partial: 'turnguard-partial-answer ',
+};
+
+// Long enough to be a real think, so core's recovery has a checkpoint to carry.
+const THOUGHT = `${MARK.thought} ${'Option A is simpler, option B survives a cut. '.repeat(12)}`;
+
+const ECHO = `echo ${MARK.toolEcho}`;
+// Codex's shell tool has changed names and argument shapes between releases; answer
+// with whichever one the request declares (codex-rs/core/src/tools/spec.rs).
+const CODEX_SHELL_ARGS = {
+  exec_command: { cmd: ECHO },
+  shell_command: { command: ECHO },
+  shell: { command: ['bash', '-lc', ECHO] },
+};
+
+function codexShellCall(body) {
+  const names = (body?.tools ?? []).map((tool) => tool?.name);
+  const name = Object.keys(CODEX_SHELL_ARGS).find((candidate) => names.includes(candidate));
+  if (!name) return { text: `turnguard-harness: no shell tool among [${names.join(', ')}]` };
+  return { tool: { call_id: `call_${Date.now().toString(36)}`, name, arguments: JSON.stringify(CODEX_SHELL_ARGS[name]) } };
+}
+
+const claudeBash = {
+  tool: { id: `toolu_01${Date.now().toString(36)}TG`, name: 'Bash', input: { command: ECHO, description: 'Print the harness marker' } },
+};
+
+/** Segment 1 of a cut turn: thinking (or a reasoning item) opened and never closed, then EOF. */
+const cutInsideThinking = (protocol) => ({ parts: [protocol === 'messages' ? { thinking: THOUGHT, open: true } : { reasoning: THOUGHT, open: true }], cut: true });
+
+const SCENARIOS = {
+  plain: () => ({ parts: [{ text: MARK.plain }] }),
+  tool: (protocol, body) => {
+    const answered = protocol === 'messages' ? hasToolResult(body, MARK.toolEcho) : hasFunctionOutput(body, MARK.toolEcho);
+    if (answered) return { parts: [{ text: MARK.toolDone }] };
+    return protocol === 'messages' ? { parts: [claudeBash], stopReason: 'tool_use' } : { parts: [codexShellCall(body)] };
+  },
+  'cut-thinking': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.recovered }] } : cutInsideThinking(protocol)),
+  'failed-recovery': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.partial, open: true }], cut: true } : cutInsideThinking(protocol)),
+};
+
+export const SCENARIO_NAMES = Object.keys(SCENARIOS);
+
+/** The reply script for one main request. */
+export function replyFor(scenario, protocol, body, isRecovery) {
+  const script = SCENARIOS[scenario];
+  if (!script) throw new Error(`unknown scenario ${scenario}`);
+  return script(protocol, body, isRecovery);
+}

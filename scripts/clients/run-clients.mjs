@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Real clients, offline (issue 14): Claude Code and Codex CLI against `turnguard serve`
+// and a scripted loopback upstream, inside a network namespace with loopback only.
+// Usage: node scripts/clients/run-clients.mjs [--only claude|codex] [--scenario name]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { claudeRun, codexRun } from './clients.mjs';
+import { startGateway } from './gateway-process.mjs';
+import { installClients } from './install-clients.mjs';
+import { judge } from './judge.mjs';
+import { SCENARIO_NAMES } from './replies.mjs';
+import { summariseShapes } from './request-shape.mjs';
+import { runClient } from './run-client.mjs';
+import { startScriptedUpstream } from './scripted-upstream.mjs';
+import { startTap } from './tap-proxy.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const INSIDE_FLAG = '--inside-netns';
+const TIMEOUT_SECONDS = 120;
+const PROMPTS = {
+  plain: 'Say the plain answer.',
+  tool: 'Run `echo turnguard-tool-ok` with your shell tool, then tell me what it printed.',
+  'cut-thinking': 'Think it over, then pick option A or B.',
+  'failed-recovery': 'Think it over, then pick option A or B.',
+};
+const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun } };
+
+const log = (line) => process.stderr.write(`[clients] ${line}\n`);
+
+function option(name) {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+/** Outside the namespace: everything that needs the registry, then re-run inside `unshare -n`. */
+function prepareAndEnterNamespace() {
+  installClients(ROOT, log);
+  log('building the gateway (turbo cache makes a re-run cheap)');
+  execFileSync('npx', ['-y', 'pnpm@12.4.2', 'turbo', 'run', 'build', '--filter=@turnguard/gateway...', '--output-logs=errors-only'],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+  const inner = spawnSync('unshare', ['-n', process.execPath, fileURLToPath(import.meta.url), INSIDE_FLAG, ...process.argv.slice(2)], { stdio: 'inherit' });
+  if (inner.error || inner.status === null) {
+    log(`could not enter a network namespace (unshare -n needs root or user namespaces): ${inner.error?.message ?? inner.signal}`);
+    process.exit(2);
+  }
+  process.exit(inner.status);
+}
+
+function bringUpLoopback() {
+  execFileSync('ip', ['link', 'set', 'lo', 'up']);
+  const links = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).trim().split('\n').map((line) => line.split(':')[1].trim());
+  if (links.join(',') !== 'lo') throw new Error(`expected only lo in the namespace, found ${links.join(', ')}`);
+  log('network namespace: only lo is up; nothing can leave this machine');
+}
+
+function oneLine(text, max = 400) {
+  const flat = text.trim().replace(/\s*\n\s*/g, ' ⏎ ');
+  return flat.length > max ? `${flat.slice(0, max)} …[${flat.length - max} more chars]` : flat;
+}
+
+function countRoles(shapes) {
+  const count = (role) => shapes.filter((shape) => shape.role === role).length;
+  return `upstream saw ${count('main')} main, ${count('recovery')} recovery, ${count('side')} side, ${shapes.filter((s) => !s.role).length} other`;
+}
+
+async function runScenario(clientKey, scenario, context) {
+  const client = CLIENTS[clientKey];
+  context.upstream.setScenario(scenario);
+  context.clientShapes.length = 0;
+  const run = await runClient(client.build(context.binaries[clientKey], context.tap.url, PROMPTS[scenario]), TIMEOUT_SECONDS);
+  const upstreamShapes = context.upstream.takeShapes();
+  const failure = judge(scenario, clientKey, run);
+  console.log(`${failure ? 'FAIL' : 'PASS'} ${client.label} ${scenario}: exit ${run.exitCode}, ${run.seconds.toFixed(1)} s, ${countRoles(upstreamShapes)}` +
+    `${failure ? ` — ${failure}` : ''}\n     saw: ${oneLine(run.output) || '(nothing)'}`);
+  context.shapes[clientKey].client.push(...context.clientShapes);
+  context.shapes[clientKey].upstream.push(...upstreamShapes);
+  return !failure;
+}
+
+function printShapes(shapes) {
+  for (const [clientKey, seen] of Object.entries(shapes)) {
+    if (seen.client.length === 0) continue;
+    console.log(`\n${CLIENTS[clientKey].label} sent to the gateway (names only, never values):`);
+    console.log(summariseShapes(seen.client).join('\n'));
+    console.log(`${CLIENTS[clientKey].label}: what reached the upstream through the gateway:`);
+    console.log(summariseShapes(seen.upstream).join('\n'));
+  }
+}
+
+async function runInsideNamespace() {
+  bringUpLoopback();
+  const binaries = installClients(ROOT, () => {});
+  const upstream = await startScriptedUpstream();
+  const gateway = await startGateway(ROOT, upstream.port);
+  const clientShapes = [];
+  const tap = await startTap(gateway.port, (shape) => clientShapes.push(shape));
+  const context = { binaries, upstream, tap, clientShapes, shapes: { claude: { client: [], upstream: [] }, codex: { client: [], upstream: [] } } };
+  const clientKeys = option('--only') ? [option('--only')] : Object.keys(CLIENTS);
+  const scenarios = option('--scenario') ? [option('--scenario')] : SCENARIO_NAMES;
+  let passed = 0;
+  let failed = 0;
+  try {
+    for (const clientKey of clientKeys) {
+      for (const scenario of scenarios) {
+        if (await runScenario(clientKey, scenario, context)) passed += 1;
+        else failed += 1;
+      }
+    }
+    if (process.argv.includes('--shapes')) printShapes(context.shapes);
+    if (process.argv.includes('--gateway-log')) console.log(`\ngateway output:\n${gateway.output()}`);
+  } finally {
+    await tap.close();
+    await gateway.stop();
+    await upstream.close();
+  }
+  console.log(`\n${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+if (process.argv.includes(INSIDE_FLAG)) await runInsideNamespace();
+else prepareAndEnterNamespace();

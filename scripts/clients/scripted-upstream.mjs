@@ -1,0 +1,78 @@
+// A loopback upstream that speaks Anthropic Messages SSE and OpenAI Responses SSE
+// with recorded-looking frames, plays the current scenario to each client's main
+// request, and answers the side requests real CLIs make (title/quota calls,
+// model lists, token counts) so nothing fails for a reason outside the test.
+import http from 'node:http';
+import { sendMessageJson, streamMessage } from './messages-frames.mjs';
+import { replyFor } from './replies.mjs';
+import { describeRequest, parseJson, readBody } from './request-shape.mjs';
+import { sendResponseJson, streamResponse } from './responses-frames.mjs';
+import { fakeId, sendJson } from './sse.mjs';
+
+const SIDE_ANSWER = 'turnguard-side-answer';
+
+function sendModels(res, anthropic) {
+  const model = anthropic
+    ? { type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' }
+    : { id: 'gpt-5-codex', object: 'model', created: 1757000000, owned_by: 'openai' };
+  const body = anthropic ? { data: [model], has_more: false, first_id: model.id, last_id: model.id } : { object: 'list', data: [model] };
+  sendJson(res, 200, body, anthropic ? 'request-id' : 'x-request-id', fakeId('req_'));
+}
+
+function sendNotFound(res, anthropic) {
+  const body = anthropic
+    ? { type: 'error', error: { type: 'not_found_error', message: 'Not found' }, request_id: fakeId('req_011') }
+    : { error: { message: 'Not found', type: 'invalid_request_error', param: null, code: 'unknown_url' } };
+  sendJson(res, 404, body, anthropic ? 'request-id' : 'x-request-id', fakeId('req_'));
+}
+
+/** Claude Code's main turn declares its tools; its title/quota side calls declare none. */
+function isMainRequest(protocol, body) {
+  return protocol === 'responses' || (Array.isArray(body?.tools) && body.tools.length > 0);
+}
+
+function answer(protocol, scenario, body, shape, res) {
+  const main = isMainRequest(protocol, body);
+  shape.role = shape.recovery ? 'recovery' : main ? 'main' : 'side';
+  const streaming = body?.stream === true;
+  if (main && streaming) {
+    const reply = replyFor(scenario, protocol, body, shape.recovery);
+    return protocol === 'messages' ? streamMessage(res, reply) : streamResponse(res, reply);
+  }
+  if (streaming) return protocol === 'messages' ? streamMessage(res, { parts: [{ text: SIDE_ANSWER }] }) : streamResponse(res, { parts: [{ text: SIDE_ANSWER }] });
+  return protocol === 'messages' ? sendMessageJson(res, SIDE_ANSWER) : sendResponseJson(res, SIDE_ANSWER);
+}
+
+function route(req, res, body, shape, scenario) {
+  const path = (req.url ?? '').split('?')[0];
+  const anthropic = 'anthropic-version' in req.headers || 'x-api-key' in req.headers;
+  if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) return sendJson(res, 200, { input_tokens: 1234 }, 'request-id', fakeId('req_011'));
+  if (req.method === 'POST' && path.endsWith('/messages')) return answer('messages', scenario, body, shape, res);
+  if (req.method === 'POST' && path.endsWith('/responses')) return answer('responses', scenario, body, shape, res);
+  if (req.method === 'GET' && /\/models(\/[^/]+)?$/.test(path)) return sendModels(res, anthropic);
+  return sendNotFound(res, anthropic);
+}
+
+/** Starts the upstream on 127.0.0.1; `setScenario` picks what main requests get. */
+export async function startScriptedUpstream() {
+  let scenario = 'plain';
+  const shapes = [];
+  const server = http.createServer(async (req, res) => {
+    const bodyText = await readBody(req);
+    const shape = describeRequest(req, bodyText);
+    shapes.push(shape);
+    try {
+      route(req, res, parseJson(bodyText), shape, scenario);
+    } catch (error) {
+      sendJson(res, 500, { error: { message: `scripted upstream: ${error.message}` } }, 'x-request-id', fakeId('req_'));
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  return {
+    port,
+    setScenario(name) { scenario = name; shapes.length = 0; },
+    takeShapes() { return shapes.splice(0); },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}

@@ -1,0 +1,23 @@
+// A byte-for-byte forwarding tap between a client and the gateway: it records what
+// the real client sent (request-shape.mjs, no content) before the gateway rewrites
+// anything, and pipes the gateway's answer back untouched.
+import http from 'node:http';
+import { describeRequest, readBodyBytes } from './request-shape.mjs';
+
+export async function startTap(targetPort, onShape) {
+  const server = http.createServer(async (req, res) => {
+    const body = await readBodyBytes(req);
+    onShape(describeRequest(req, body.toString('utf8')));
+    const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    upstream.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
