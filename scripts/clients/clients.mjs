@@ -1,14 +1,15 @@
 // How each real client is pointed at the gateway (through the recording tap).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // Fake keys: the scripted upstream accepts anything, and nothing leaves loopback.
 const FAKE_ANTHROPIC_KEY = 'sk-ant-api03-turnguard-harness-not-a-real-key';
 const FAKE_OPENAI_KEY = 'sk-turnguard-harness-not-a-real-key';
 
-function freshDirs(name) {
-  const root = mkdtempSync(join(tmpdir(), `tg-${name}-`));
+// Codex refuses to create its helper binaries under /tmp, so runs live under the cache.
+function freshDirs(runsDir, name) {
+  mkdirSync(runsDir, { recursive: true });
+  const root = mkdtempSync(join(runsDir, `${name}-`));
   const home = join(root, 'home');
   const work = join(root, 'work');
   mkdirSync(home);
@@ -21,8 +22,8 @@ function baseEnv(home) {
 }
 
 /** `claude -p` with only the env vars the issue names, plus an isolated HOME. */
-export function claudeRun(binary, gatewayUrl, prompt) {
-  const { home, work } = freshDirs('claude');
+export function claudeRun(binary, gatewayUrl, prompt, runsDir) {
+  const { home, work } = freshDirs(runsDir, 'claude');
   return {
     command: binary.command,
     args: [...binary.args, '-p', prompt, '--max-turns', '4', '--allowedTools', 'Bash(echo:*)'],
@@ -41,8 +42,8 @@ export function claudeRun(binary, gatewayUrl, prompt) {
  * name, base_url, env_key, wire_api). Retries stay at codex's defaults on purpose, so the
  * report shows how often codex resends a failed turn (issue 14).
  */
-export function codexRun(binary, gatewayUrl, prompt) {
-  const { home, work } = freshDirs('codex');
+export function codexRun(binary, gatewayUrl, prompt, runsDir) {
+  const { home, work } = freshDirs(runsDir, 'codex');
   const codexHome = join(home, '.codex');
   mkdirSync(codexHome);
   writeFileSync(join(codexHome, 'config.toml'), [

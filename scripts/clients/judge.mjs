@@ -11,6 +11,7 @@ function inOrder(output, first, second) {
 }
 
 const RULES = {
+  'spliced-reference': (run, client) => RULES['cut-thinking'](run, client),
   plain: (run) => (run.exitCode === 0 && has(run.output, MARK.plain) ? null : 'expected exit 0 and the plain answer'),
   // The final text is only sent after a tool result holding the echo's output came back.
   tool: (run) => (run.exitCode === 0 && has(run.output, MARK.toolDone) ? null : 'expected exit 0 and the answer sent after the tool result'),

@@ -20,7 +20,7 @@ function writeDeltas(res, index, part) {
   if (part.thinking !== undefined) {
     for (const thinking of chunks(part.thinking)) writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } });
     // A signature arrives only when the block completes; a cut block never gets one.
-    if (!part.open) writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'EqQBCkgIARABGAIiQL2scripted' } });
+    if (!part.open && !part.unsigned) writeEvent(res, 'content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: 'EqQBCkgIARABGAIiQL2scripted' } });
     return;
   }
   if (part.tool) {
@@ -31,7 +31,7 @@ function writeDeltas(res, index, part) {
 }
 
 /**
- * Streams a reply: `parts` are `{thinking, open?}`, `{text, open?}` or `{tool:{id,name,input}}`.
+ * Streams a reply: `parts` are `{thinking, open?, unsigned?}`, `{text, open?}` or `{tool:{id,name,input}}`.
  * `cut` ends the body cleanly right after the last part, with no message_delta/message_stop
  * (and an `open` last part without its content_block_stop): the R4 trigger.
  */
@@ -52,10 +52,22 @@ export function streamMessage(res, { parts, cut = false, stopReason = 'end_turn'
   res.end();
 }
 
-/** A non-streaming Messages body (side requests that ask for `stream: false`). */
-export function sendMessageJson(res, text) {
-  const body = { id: fakeId('msg_01'), type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text }], stop_reason: 'end_turn', stop_sequence: null, usage: usage(8) };
-  sendJson(res, 200, body, 'request-id', fakeId('req_011'));
+function jsonBlock(part) {
+  if (part.thinking !== undefined) return { type: 'thinking', thinking: part.thinking, signature: 'EqQBCkgIARABGAIiQL2scripted' };
+  if (part.tool) return { type: 'tool_use', ...part.tool };
+  return { type: 'text', text: part.text };
+}
+
+/**
+ * A non-streaming Messages body for the same reply script. A `cut` reply becomes
+ * the first half of the JSON, then a clean EOF: what a dropped upstream looks like.
+ */
+export function sendMessageJson(res, { parts, cut = false, stopReason = 'end_turn' }) {
+  const body = { id: fakeId('msg_01'), type: 'message', role: 'assistant', model: MODEL, content: parts.map(jsonBlock), stop_reason: stopReason, stop_sequence: null, usage: usage(8) };
+  if (!cut) return sendJson(res, 200, body, 'request-id', fakeId('req_011'));
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json', 'request-id': fakeId('req_011') });
+  res.end(text.slice(0, Math.floor(text.length / 2)));
 }
 
 /** Does this Messages body carry a tool_result whose content includes `needle`? */

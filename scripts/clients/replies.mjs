@@ -49,7 +49,22 @@ const SCENARIOS = {
   'failed-recovery': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.partial, open: true }], cut: true } : cutInsideThinking(protocol)),
 };
 
-export const SCENARIO_NAMES = Object.keys(SCENARIOS);
+/**
+ * Control for --direct runs only: the stream a correct gateway would splice after a
+ * cut inside thinking (R8.7) — segment 1's thinking closed (unsigned: it never got
+ * its signature), then the recovery's answer as the next block / item, one terminal
+ * frame. It shows the pass condition of cut-thinking is reachable by these clients.
+ */
+const SPLICED_REFERENCE = {
+  'spliced-reference': (protocol) => ({
+    parts: [protocol === 'messages' ? { thinking: THOUGHT, unsigned: true } : { reasoning: THOUGHT }, { text: MARK.recovered }],
+  }),
+};
+Object.assign(SCENARIOS, SPLICED_REFERENCE);
+
+/** Scenarios run through the gateway; --direct adds the spliced reference. */
+export const SCENARIO_NAMES = Object.keys(SCENARIOS).filter((name) => !(name in SPLICED_REFERENCE));
+export const DIRECT_SCENARIO_NAMES = Object.keys(SCENARIOS);
 
 /** The reply script for one main request. */
 export function replyFor(scenario, protocol, body, isRecovery) {

@@ -80,10 +80,19 @@ export function streamResponse(res, { parts, cut = false }) {
   res.end();
 }
 
-/** A non-streaming Responses body. */
-export function sendResponseJson(res, text) {
-  const item = { id: fakeId('msg_'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text }] };
-  sendJson(res, 200, responseObject(fakeId('resp_'), 'completed', [item]), 'x-request-id', fakeId('req_'));
+function jsonItem(part) {
+  if (part.reasoning !== undefined) return { id: fakeId('rs_'), type: 'reasoning', summary: [{ type: 'summary_text', text: part.reasoning }] };
+  if (part.tool) return { id: fakeId('fc_'), type: 'function_call', status: 'completed', ...part.tool };
+  return { id: fakeId('msg_'), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', annotations: [], logprobs: [], text: part.text }] };
+}
+
+/** A non-streaming Responses body for the same reply script; `cut` → half the JSON, then EOF. */
+export function sendResponseJson(res, { parts, cut = false }) {
+  const body = responseObject(fakeId('resp_'), 'completed', parts.map(jsonItem));
+  if (!cut) return sendJson(res, 200, body, 'x-request-id', fakeId('req_'));
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': fakeId('req_') });
+  res.end(text.slice(0, Math.floor(text.length / 2)));
 }
 
 /** The function_call_output items of a Responses body whose output includes `needle`. */

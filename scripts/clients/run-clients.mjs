@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Real clients, offline (issue 14): Claude Code and Codex CLI against `turnguard serve`
 // and a scripted loopback upstream, inside a network namespace with loopback only.
-// Usage: node scripts/clients/run-clients.mjs [--only claude|codex] [--scenario name]
+// Usage: node scripts/clients/run-clients.mjs [--only claude|codex] [--scenario name] [--shapes] [--gateway-log] [--direct]
+// --direct points the clients straight at the scripted upstream (no gateway): the control run.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claudeRun, codexRun } from './clients.mjs';
+import { whatPersonSaw } from './display.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge } from './judge.mjs';
-import { SCENARIO_NAMES } from './replies.mjs';
+import { DIRECT_SCENARIO_NAMES, SCENARIO_NAMES } from './replies.mjs';
 import { summariseShapes } from './request-shape.mjs';
 import { runClient } from './run-client.mjs';
 import { startScriptedUpstream } from './scripted-upstream.mjs';
@@ -17,12 +20,16 @@ import { startTap } from './tap-proxy.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const INSIDE_FLAG = '--inside-netns';
+const CACHE = join(ROOT, '.cache', 'clients');
+const RUNS_DIR = join(CACHE, 'runs');
+const OUTPUT_DIR = join(CACHE, 'last-run');
 const TIMEOUT_SECONDS = 120;
 const PROMPTS = {
   plain: 'Say the plain answer.',
   tool: 'Run `echo turnguard-tool-ok` with your shell tool, then tell me what it printed.',
   'cut-thinking': 'Think it over, then pick option A or B.',
   'failed-recovery': 'Think it over, then pick option A or B.',
+  'spliced-reference': 'Think it over, then pick option A or B.',
 };
 const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun } };
 
@@ -54,11 +61,6 @@ function bringUpLoopback() {
   log('network namespace: only lo is up; nothing can leave this machine');
 }
 
-function oneLine(text, max = 400) {
-  const flat = text.trim().replace(/\s*\n\s*/g, ' ⏎ ');
-  return flat.length > max ? `${flat.slice(0, max)} …[${flat.length - max} more chars]` : flat;
-}
-
 function countRoles(shapes) {
   const count = (role) => shapes.filter((shape) => shape.role === role).length;
   return `upstream saw ${count('main')} main, ${count('recovery')} recovery, ${count('side')} side, ${shapes.filter((s) => !s.role).length} other`;
@@ -68,36 +70,43 @@ async function runScenario(clientKey, scenario, context) {
   const client = CLIENTS[clientKey];
   context.upstream.setScenario(scenario);
   context.clientShapes.length = 0;
-  const run = await runClient(client.build(context.binaries[clientKey], context.tap.url, PROMPTS[scenario]), TIMEOUT_SECONDS);
+  const run = await runClient(client.build(context.binaries[clientKey], context.tap.url, PROMPTS[scenario], RUNS_DIR), TIMEOUT_SECONDS);
+  writeFileSync(join(OUTPUT_DIR, `${client.label}-${scenario}.txt`), run.output);
   const upstreamShapes = context.upstream.takeShapes();
   const failure = judge(scenario, clientKey, run);
   console.log(`${failure ? 'FAIL' : 'PASS'} ${client.label} ${scenario}: exit ${run.exitCode}, ${run.seconds.toFixed(1)} s, ${countRoles(upstreamShapes)}` +
-    `${failure ? ` — ${failure}` : ''}\n     saw: ${oneLine(run.output) || '(nothing)'}`);
+    `${failure ? ` — ${failure}` : ''}\n     saw: ${whatPersonSaw(run.output) || '(nothing)'}`);
   context.shapes[clientKey].client.push(...context.clientShapes);
   context.shapes[clientKey].upstream.push(...upstreamShapes);
   return !failure;
 }
 
-function printShapes(shapes) {
+function printShapes(shapes, direct) {
   for (const [clientKey, seen] of Object.entries(shapes)) {
     if (seen.client.length === 0) continue;
-    console.log(`\n${CLIENTS[clientKey].label} sent to the gateway (names only, never values):`);
+    console.log(`\n${CLIENTS[clientKey].label} sent (names only, never values):`);
     console.log(summariseShapes(seen.client).join('\n'));
-    console.log(`${CLIENTS[clientKey].label}: what reached the upstream through the gateway:`);
+    console.log(`${CLIENTS[clientKey].label}: what reached the upstream${direct ? '' : ' through the gateway'}:`);
     console.log(summariseShapes(seen.upstream).join('\n'));
   }
 }
 
 async function runInsideNamespace() {
   bringUpLoopback();
+  for (const dir of [RUNS_DIR, OUTPUT_DIR]) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  }
   const binaries = installClients(ROOT, () => {});
   const upstream = await startScriptedUpstream();
   const gateway = await startGateway(ROOT, upstream.port);
   const clientShapes = [];
-  const tap = await startTap(gateway.port, (shape) => clientShapes.push(shape));
+  const direct = process.argv.includes('--direct');
+  if (direct) log('--direct: clients talk to the scripted upstream itself, no gateway');
+  const tap = await startTap(direct ? upstream.port : gateway.port, (shape) => clientShapes.push(shape));
   const context = { binaries, upstream, tap, clientShapes, shapes: { claude: { client: [], upstream: [] }, codex: { client: [], upstream: [] } } };
   const clientKeys = option('--only') ? [option('--only')] : Object.keys(CLIENTS);
-  const scenarios = option('--scenario') ? [option('--scenario')] : SCENARIO_NAMES;
+  const scenarios = option('--scenario') ? [option('--scenario')] : direct ? DIRECT_SCENARIO_NAMES : SCENARIO_NAMES;
   let passed = 0;
   let failed = 0;
   try {
@@ -107,7 +116,7 @@ async function runInsideNamespace() {
         else failed += 1;
       }
     }
-    if (process.argv.includes('--shapes')) printShapes(context.shapes);
+    if (process.argv.includes('--shapes')) printShapes(context.shapes, direct);
     if (process.argv.includes('--gateway-log')) console.log(`\ngateway output:\n${gateway.output()}`);
   } finally {
     await tap.close();

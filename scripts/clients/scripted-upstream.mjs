@@ -34,13 +34,9 @@ function isMainRequest(protocol, body) {
 function answer(protocol, scenario, body, shape, res) {
   const main = isMainRequest(protocol, body);
   shape.role = shape.recovery ? 'recovery' : main ? 'main' : 'side';
-  const streaming = body?.stream === true;
-  if (main && streaming) {
-    const reply = replyFor(scenario, protocol, body, shape.recovery);
-    return protocol === 'messages' ? streamMessage(res, reply) : streamResponse(res, reply);
-  }
-  if (streaming) return protocol === 'messages' ? streamMessage(res, { parts: [{ text: SIDE_ANSWER }] }) : streamResponse(res, { parts: [{ text: SIDE_ANSWER }] });
-  return protocol === 'messages' ? sendMessageJson(res, SIDE_ANSWER) : sendResponseJson(res, SIDE_ANSWER);
+  const reply = main ? replyFor(scenario, protocol, body, shape.recovery) : { parts: [{ text: SIDE_ANSWER }] };
+  if (body?.stream === true) return protocol === 'messages' ? streamMessage(res, reply) : streamResponse(res, reply);
+  return protocol === 'messages' ? sendMessageJson(res, reply) : sendResponseJson(res, reply);
 }
 
 function route(req, res, body, shape, scenario) {
