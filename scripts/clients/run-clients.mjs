@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Real clients, offline (issue 14): Claude Code and Codex CLI against `turnguard serve`
 // and a scripted loopback upstream, inside a network namespace with loopback only.
-// Usage: node scripts/clients/run-clients.mjs [--only claude|codex] [--scenario name] [--shapes] [--gateway-log] [--direct]
+// Usage: node scripts/clients/run-clients.mjs [--only claude|codex] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
 // --direct points the clients straight at the scripted upstream (no gateway): the control run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { claudeRun, codexRun } from './clients.mjs';
 import { whatPersonSaw } from './display.mjs';
+import { collapse } from './frame-log.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge } from './judge.mjs';
@@ -76,9 +77,18 @@ async function runScenario(clientKey, scenario, context) {
   const failure = judge(scenario, clientKey, run);
   console.log(`${failure ? 'FAIL' : 'PASS'} ${client.label} ${scenario}: exit ${run.exitCode}, ${run.seconds.toFixed(1)} s, ${countRoles(upstreamShapes)}` +
     `${failure ? ` — ${failure}` : ''}\n     saw: ${whatPersonSaw(run.output) || '(nothing)'}`);
+  if (process.argv.includes('--frames')) printFrames(context.clientShapes);
   context.shapes[clientKey].client.push(...context.clientShapes);
   context.shapes[clientKey].upstream.push(...upstreamShapes);
   return !failure;
+}
+
+function printFrames(clientShapes) {
+  for (const { method, path, answer } of clientShapes) {
+    if (!answer) continue;
+    const frames = answer.frames.labels.length ? `: ${collapse(answer.frames.labels)}` : '';
+    console.log(`       ${method} ${path} → ${answer.status}${frames}`);
+  }
 }
 
 function printShapes(shapes, direct) {

@@ -2,14 +2,18 @@
 // the real client sent (request-shape.mjs, no content) before the gateway rewrites
 // anything, and pipes the gateway's answer back untouched.
 import http from 'node:http';
+import { frameSniffer } from './frame-log.mjs';
 import { describeRequest, readBodyBytes } from './request-shape.mjs';
 
 export async function startTap(targetPort, onShape) {
   const server = http.createServer(async (req, res) => {
     const body = await readBodyBytes(req);
-    onShape(describeRequest(req, body.toString('utf8')));
+    const shape = describeRequest(req, body.toString('utf8'));
+    onShape(shape);
     const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+      shape.answer = { status: answer.statusCode, headers: Object.keys(answer.headers).sort(), frames: frameSniffer() };
+      if (String(answer.headers['content-type']).includes('text/event-stream')) answer.on('data', (chunk) => shape.answer.frames.push(chunk));
       answer.pipe(res);
     });
     upstream.on('error', () => res.destroy());
