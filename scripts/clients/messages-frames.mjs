@@ -2,7 +2,7 @@
 // /work/shared/reference/wire-formats.md §Messages and the SDK's MessageStream):
 // message_start, then per block content_block_start → deltas → content_block_stop,
 // then message_delta (stop_reason, usage) and message_stop.
-import { chunks, fakeId, sendJson, startSse, writeEvent } from './sse.mjs';
+import { chunks, fakeId, sendJsonReply, startSse, writeEvent } from './sse.mjs';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
 
@@ -64,10 +64,7 @@ function jsonBlock(part) {
  */
 export function sendMessageJson(res, { parts, cut = false, stopReason = 'end_turn' }) {
   const body = { id: fakeId('msg_01'), type: 'message', role: 'assistant', model: MODEL, content: parts.map(jsonBlock), stop_reason: stopReason, stop_sequence: null, usage: usage(8) };
-  if (!cut) return sendJson(res, 200, body, 'request-id', fakeId('req_011'));
-  const text = JSON.stringify(body);
-  res.writeHead(200, { 'content-type': 'application/json', 'request-id': fakeId('req_011') });
-  res.end(text.slice(0, Math.floor(text.length / 2)));
+  sendJsonReply(res, body, cut, 'request-id', fakeId('req_011'));
 }
 
 /** Does this Messages body carry a tool_result whose content includes `needle`? */

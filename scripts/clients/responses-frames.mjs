@@ -2,7 +2,7 @@
 // /work/shared/reference/wire-formats.md §3.2, a real gpt-5.1-codex-max recording):
 // response.created, response.in_progress, per item output_item.added → parts/deltas →
 // output_item.done, then response.completed with usage. No [DONE].
-import { chunks, fakeId, sendJson, startSse } from './sse.mjs';
+import { chunks, fakeId, sendJsonReply, startSse } from './sse.mjs';
 
 const MODEL = 'gpt-5-codex';
 
@@ -89,10 +89,7 @@ function jsonItem(part) {
 /** A non-streaming Responses body for the same reply script; `cut` → half the JSON, then EOF. */
 export function sendResponseJson(res, { parts, cut = false }) {
   const body = responseObject(fakeId('resp_'), 'completed', parts.map(jsonItem));
-  if (!cut) return sendJson(res, 200, body, 'x-request-id', fakeId('req_'));
-  const text = JSON.stringify(body);
-  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': fakeId('req_') });
-  res.end(text.slice(0, Math.floor(text.length / 2)));
+  sendJsonReply(res, body, cut, 'x-request-id', fakeId('req_'));
 }
 
 /** The function_call_output items of a Responses body whose output includes `needle`. */

@@ -39,3 +39,11 @@ export function sendJson(res, status, body, requestIdHeader, requestId) {
   });
   res.end(text);
 }
+
+/** A JSON reply, or for a `cut` script its first half then a clean EOF (a dropped upstream). */
+export function sendJsonReply(res, body, cut, requestIdHeader, requestId) {
+  if (!cut) return sendJson(res, 200, body, requestIdHeader, requestId);
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json', [requestIdHeader]: requestId });
+  res.end(text.slice(0, Math.floor(text.length / 2)));
+}
