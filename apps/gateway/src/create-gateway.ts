@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { FetchFunction, Protocol, StatsSink } from '@turnguard/core';
+import type { FetchFunction, Protocol, StatsSink, TurnError } from '@turnguard/core';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
@@ -11,6 +11,11 @@ import { sendJson, sendProtocolError } from './http/send-json.js';
 import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
 import { startMockUpstream, type MockUpstreamHandle } from './mock-upstream.js';
 import { findRouteProtocol } from './protocol-routes.js';
+import { createInboundGuard } from './security/guard-inbound-request.js';
+import { withholdEnvironmentKeys } from './security/withhold-environment-keys.js';
+import { createGatewayLogger, createSilentLogger, type GatewayLogger, type LogDestination } from './logging/create-gateway-logger.js';
+import { noteRefusal, startAccessLog } from './logging/access-log.js';
+import { createInboundServer } from './http/create-inbound-server.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** Where credentials come from when the client sends none (R8.5). Default: `process.env`. */
@@ -23,6 +28,8 @@ export interface GatewayOptions extends GatewayConfigInput {
    */
   fetch?: FetchFunction;
   now?: () => number;
+  /** Where the access log goes (the CLI: stdout); without one the gateway logs nothing (R8.11). */
+  logDestination?: LogDestination;
 }
 
 export interface Gateway {
@@ -38,6 +45,8 @@ export interface Gateway {
   readonly metrics: GatewayMetrics;
   /** The embedded upstream when `mock` is on (its scenario queues are open to tests and the probe). */
   readonly mockUpstream: MockUpstreamHandle | undefined;
+  /** The access and warning log (pino). */
+  readonly logger: GatewayLogger;
 }
 
 /** Which protocol's error shape fits an unknown path: Anthropic's for `/messages`-like paths, else OpenAI's. */
@@ -51,8 +60,10 @@ function guessProtocol(path: string): Protocol {
  * `node:http`. Config errors throw a `TurnError` here, before anything listens.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  const { env, stats, fetch, now, ...input } = options;
+  const { env, stats, fetch, now, logDestination, ...input } = options;
   const config = resolveGatewayConfig(input);
+  const logger = logDestination === undefined ? createSilentLogger() : createGatewayLogger(config.logLevel, config.logFormat, logDestination);
+  const guard = createInboundGuard(config);
   const metrics = new GatewayMetrics();
   const sockets = new Set<Socket>();
   let store: StatsStore | undefined;
@@ -84,20 +95,29 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       protocol !== undefined
         ? createClientError(405, 'GATEWAY_METHOD_NOT_ALLOWED', `${request.method ?? ''} is not allowed on ${bare}; use POST.`)
         : createClientError(404, 'GATEWAY_UNKNOWN_ROUTE', `No route for ${request.method ?? ''} ${bare}. Routes: POST /v1/chat/completions, /v1/messages, /v1/responses.`);
-    metrics.rejected.inc({ code: error.code });
-    sendProtocolError(response, protocol ?? guessProtocol(bare ?? ''), error, error.status);
+    refuse(response, bare ?? '', error);
   };
 
-  const server: Server = createServer((request, response) => {
+  const refuse = (response: ServerResponse, path: string, error: TurnError): void => {
+    metrics.rejected.inc({ code: error.code });
+    noteRefusal(response, error.code);
+    sendProtocolError(response, findRouteProtocol(path) ?? guessProtocol(path), error, error.status);
+  };
+
+  const server: Server = createInboundServer(config, (request, response) => {
+    startAccessLog(logger, request, response, now ?? Date.now);
+    const verdict = guard(request, response);
+    if (verdict !== 'pass') {
+      request.resume();
+      if (verdict !== 'answered') refuse(response, (request.url ?? '/').split('?')[0] ?? '/', verdict);
+      return;
+    }
     handle(request, response).catch(() => {
       // Never crash the server for one request; the socket is released.
       if (!response.headersSent) sendJson(response, 500, { error: { message: 'Internal gateway error.', type: 'server_error', param: null, code: 'GATEWAY_INTERNAL' } });
       else response.destroy();
     });
   });
-  // Long thinking streams are silent for minutes: no idle timeout on the client side of the gateway.
-  server.timeout = 0;
-  server.requestTimeout = 0;
   server.on('connection', (socket) => {
     socket.setNoDelay(true);
     sockets.add(socket);
@@ -116,6 +136,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     get mockUpstream() {
       return mock;
     },
+    logger,
     async listen() {
       if (address !== undefined) return address;
       mock = config.mock ? await startMockUpstream() : undefined;
@@ -123,7 +144,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       context = {
         config,
         upstreams: mock?.upstreams ?? config.upstreams,
-        env: env ?? process.env,
+        env: withholdEnvironmentKeys(config, env ?? process.env),
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
         fetch: fetch ?? (transport ??= createNodeHttpFetch()).fetch,

@@ -1,4 +1,5 @@
 import { PROTOCOLS, TurnError, resolveStreamRecoveryConfig, type Protocol, type StreamRecoveryOptions } from '@turnguard/core';
+import { DEFAULT_INBOUND_SETTINGS, INBOUND_KEYS, resolveInboundSettings, type InboundSettings } from './inbound-config.js';
 
 /** Where each route forwards to. Chat/Responses bases include `/v1`; the Messages base does not (as each SDK's `baseURL`). */
 export type UpstreamUrls = Record<Protocol, string>;
@@ -9,8 +10,11 @@ export interface GatewayRetrySettings {
   maxDelayMs?: number;
 }
 
-/** The validated settings of one gateway. Credentials are deliberately not part of it (R8.5). */
-export interface GatewayConfig {
+/**
+ * The validated settings of one gateway. Provider credentials are
+ * deliberately not part of it (R8.5); the gateway's own token is (R8.9).
+ */
+export interface GatewayConfig extends InboundSettings {
   host: string;
   /** 0 = any free port. */
   port: number;
@@ -25,7 +29,8 @@ export interface GatewayConfig {
 }
 
 /** A config as given by a file, the environment or flags: every key optional. */
-export interface GatewayConfigInput {
+export interface GatewayConfigInput extends Partial<Omit<InboundSettings, 'authToken'>> {
+  authToken?: string | null;
   host?: string;
   port?: number;
   upstreams?: Partial<UpstreamUrls>;
@@ -49,9 +54,10 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   streamRecovery: {},
   retry: {},
   mock: false,
+  ...DEFAULT_INBOUND_SETTINGS,
 };
 
-const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock']);
+const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', ...INBOUND_KEYS]);
 const UPSTREAM_KEYS = new Set<string>(PROTOCOLS);
 const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
 
@@ -146,5 +152,5 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     if (typeof merged.mock !== 'boolean') rejectConfig('mock must be true or false.', 'mock');
     config.mock = merged.mock;
   }
-  return config;
+  return { ...config, ...resolveInboundSettings(merged, config.host) };
 }

@@ -16,6 +16,15 @@ export const SERVE_FLAGS = {
   'stream-recovery': { type: 'string' },
   'max-retries': { type: 'string' },
   mock: { type: 'boolean' },
+  'auth-token': { type: 'string' },
+  'allowed-host': { type: 'string', multiple: true },
+  'cors-origin': { type: 'string', multiple: true },
+  'dangerously-allow-unauthenticated-network': { type: 'boolean' },
+  'headers-timeout-ms': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  'keep-alive-timeout-ms': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -52,6 +61,11 @@ function toBoolean(text: string | undefined, option: string): boolean | undefine
   return rejectConfig(`${option} must be 1/true or 0/false.`, option);
 }
 
+/** A comma-separated list (`TURNGUARD_ALLOWED_HOSTS=a.example,b.example`). */
+function toList(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
 /** `TURNGUARD_*` variables. Credentials are read elsewhere, per request, and never enter the config (R8.5). */
 export function readEnvironmentLayer(env: Record<string, string | undefined>): GatewayConfigInput {
   return {
@@ -67,10 +81,19 @@ export function readEnvironmentLayer(env: Record<string, string | undefined>): G
     streamRecovery: toStreamRecovery(env.TURNGUARD_STREAM_RECOVERY, 'TURNGUARD_STREAM_RECOVERY'),
     retry: { maxRetries: toInteger(env.TURNGUARD_MAX_RETRIES, 'TURNGUARD_MAX_RETRIES') },
     mock: toBoolean(env.TURNGUARD_MOCK, 'TURNGUARD_MOCK'),
+    authToken: env.TURNGUARD_AUTH_TOKEN,
+    allowedHosts: toList(env.TURNGUARD_ALLOWED_HOSTS),
+    corsOrigins: toList(env.TURNGUARD_CORS_ORIGINS),
+    headersTimeoutMs: toInteger(env.TURNGUARD_HEADERS_TIMEOUT_MS, 'TURNGUARD_HEADERS_TIMEOUT_MS'),
+    requestTimeoutMs: toInteger(env.TURNGUARD_REQUEST_TIMEOUT_MS, 'TURNGUARD_REQUEST_TIMEOUT_MS'),
+    keepAliveTimeoutMs: toInteger(env.TURNGUARD_KEEP_ALIVE_TIMEOUT_MS, 'TURNGUARD_KEEP_ALIVE_TIMEOUT_MS'),
+    logLevel: env.TURNGUARD_LOG_LEVEL as GatewayConfigInput['logLevel'],
+    logFormat: env.TURNGUARD_LOG_FORMAT as GatewayConfigInput['logFormat'],
   };
 }
 
-type ServeFlagValues = { [K in keyof typeof SERVE_FLAGS]?: (typeof SERVE_FLAGS)[K]['type'] extends 'boolean' ? boolean : string };
+type FlagValue<F> = F extends { type: 'boolean' } ? boolean : F extends { multiple: true } ? string[] : string;
+type ServeFlagValues = { [K in keyof typeof SERVE_FLAGS]?: FlagValue<(typeof SERVE_FLAGS)[K]> };
 
 export function parseServeFlags(argv: readonly string[]): ServeFlagValues {
   try {
@@ -90,6 +113,15 @@ function readFlagLayer(flags: ServeFlagValues): GatewayConfigInput {
     streamRecovery: toStreamRecovery(flags['stream-recovery'], '--stream-recovery'),
     retry: { maxRetries: toInteger(flags['max-retries'], '--max-retries') },
     mock: flags.mock,
+    authToken: flags['auth-token'],
+    allowedHosts: flags['allowed-host'],
+    corsOrigins: flags['cors-origin'],
+    dangerouslyAllowUnauthenticatedNetwork: flags['dangerously-allow-unauthenticated-network'],
+    headersTimeoutMs: toInteger(flags['headers-timeout-ms'], '--headers-timeout-ms'),
+    requestTimeoutMs: toInteger(flags['request-timeout-ms'], '--request-timeout-ms'),
+    keepAliveTimeoutMs: toInteger(flags['keep-alive-timeout-ms'], '--keep-alive-timeout-ms'),
+    logLevel: flags['log-level'] as GatewayConfigInput['logLevel'],
+    logFormat: flags['log-format'] as GatewayConfigInput['logFormat'],
   };
 }
 

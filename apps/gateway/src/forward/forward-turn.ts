@@ -12,6 +12,7 @@ import { SplicingSseOutput } from './splicing-sse-output.js';
 import { tapUpstreamBytes } from './tap-upstream-bytes.js';
 import { resolveUpstreamTarget } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
+import { noteRefusal, noteTurn } from '../logging/access-log.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -42,6 +43,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const receivedAt = performance.now();
   const rejectRequest = (error: TurnError): void => {
     context.metrics.rejected.inc({ code: error.code });
+    noteRefusal(response, error.code);
     sendProtocolError(response, protocol, error, error.status ?? 400);
   };
   let body: Record<string, unknown>;
@@ -96,6 +98,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
     return;
   }
+  noteTurn(response, typeof body.model === 'string' ? body.model : undefined, run.result);
   const events = observeTurnEvents(run, {
     dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },

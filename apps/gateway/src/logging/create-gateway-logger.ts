@@ -1,0 +1,27 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
+import type { LogFormat, LogLevel } from '../config/inbound-config.js';
+
+export type { Logger as GatewayLogger } from 'pino';
+
+/** Where log lines go: anything with a `write(line)` (the CLI passes stdout). */
+export type LogDestination = DestinationStream;
+
+/**
+ * The gateway's logger (R8.11): pino, one JSON object per line, or
+ * pino-pretty's coloured lines. Pretty runs in-process (`sync`), not as a
+ * worker transport, so it needs no extra thread and no resolution of the
+ * transport's module path after bundling.
+ */
+export function createGatewayLogger(level: LogLevel, format: LogFormat, destination: LogDestination): Logger {
+  const options = { level, base: null, messageKey: 'msg' };
+  if (format === 'pretty') {
+    return pino(options, pinoPretty({ destination, sync: true, colorize: false, ignore: 'pid,hostname' }));
+  }
+  return pino(options, destination);
+}
+
+/** A logger that writes nothing: an embedded gateway logs only when given a destination. */
+export function createSilentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
