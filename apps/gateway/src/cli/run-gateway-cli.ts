@@ -3,6 +3,7 @@ import { resolveStatsFilePath, runStatsCli, type DashboardServer } from '@turngu
 import { loadGatewayConfig } from '../config/load-config.js';
 import { createGateway, type Gateway } from '../create-gateway.js';
 import { PROTOCOLS } from '@turnguard/core';
+import { isLoopbackHost } from '../config/inbound-config.js';
 
 export const GATEWAY_CLI_USAGE = `Usage: turnguard serve [options]
        turnguard stats [stats options]   (see turnguard stats --help)
@@ -22,10 +23,21 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
   --stream-recovery <v>       off | on | JSON of lowered limits (TURNGUARD_STREAM_RECOVERY)
   --max-retries <n>           R1 retries (TURNGUARD_MAX_RETRIES, default 10)
   --mock                      forward to the embedded offline mock upstream (TURNGUARD_MOCK=1)
+  --auth-token <t>            the gateway's own token (prefer TURNGUARD_AUTH_TOKEN: flags show in ps)
+  --allowed-host <name>       accept this Host besides loopback names (repeatable; TURNGUARD_ALLOWED_HOSTS)
+  --cors-origin <origin>      allow this browser origin (repeatable; TURNGUARD_CORS_ORIGINS)
+  --dangerously-allow-unauthenticated-network
+                              listen off loopback without a token (env keys are then withheld)
+  --headers-timeout-ms <n>    (TURNGUARD_HEADERS_TIMEOUT_MS, default 66000)
+  --request-timeout-ms <n>    whole request incl. body (TURNGUARD_REQUEST_TIMEOUT_MS, default 300000)
+  --keep-alive-timeout-ms <n> idle keep-alive (TURNGUARD_KEEP_ALIVE_TIMEOUT_MS, default 65000)
+  --log-level <level>         fatal|error|warn|info|debug|trace|silent (TURNGUARD_LOG_LEVEL, default info)
+  --log-format <f>            json | pretty (TURNGUARD_LOG_FORMAT, default json)
 
 Keys: the client's authorization / x-api-key header is passed through; without
 one, OPENAI_API_KEY (chat, responses) or ANTHROPIC_API_KEY (messages) is used.
-Keys are never logged or stored.
+With a gateway token, send it in x-turnguard-token, or as the API key to use
+the gateway's environment key. Keys are never logged or stored.
 `;
 
 export interface GatewayCliIo {
@@ -50,7 +62,8 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
       io.writeOut(GATEWAY_CLI_USAGE);
       return { exitCode: 0 };
     }
-    gateway = createGateway({ ...config, env: io.env });
+    // The access log goes to stdout, one line per request (R8.11).
+    gateway = createGateway({ ...config, env: io.env, logDestination: { write: (line: string) => io.writeOut(line) } });
     await gateway.listen();
   } catch (error) {
     const message = TurnError.isInstance(error) ? error.message : `cannot start: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
@@ -62,9 +75,17 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
   for (const protocol of PROTOCOLS) {
     lines.push(`  ${protocol.padEnd(9)} ${url}${protocol === 'chat' ? '/v1/chat/completions' : `/v1/${protocol}`}`);
   }
-  lines.push(`  stats     ${gateway.config.statsPath ?? 'off'}`, `  metrics   ${url}/metrics`);
+  lines.push(`  stats     ${gateway.config.statsPath ?? 'off'}`, `  metrics   ${url}/metrics`, `  auth      ${describeAuth(gateway)}`);
+  if (gateway.config.authToken === undefined && gateway.config.dangerouslyAllowUnauthenticatedNetwork && !isLoopbackHost(gateway.config.host)) {
+    io.writeErr('turnguard serve: WARNING: listening off loopback WITHOUT a gateway token (--dangerously-allow-unauthenticated-network); environment provider keys are withheld.\n');
+  }
   io.writeOut(`${lines.join('\n')}\n`);
   return { exitCode: 0, gateway };
+}
+
+function describeAuth(gateway: Gateway): string {
+  if (gateway.config.authToken !== undefined) return 'gateway token required (x-turnguard-token or as the API key)';
+  return isLoopbackHost(gateway.config.host) ? 'none (loopback only)' : 'NONE (off loopback; environment keys withheld)';
 }
 
 /** The `turnguard` CLI without process globals, so it is testable in-process. */

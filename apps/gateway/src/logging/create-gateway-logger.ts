@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
 import type { LogFormat, LogLevel } from '../config/inbound-config.js';
 
 export type { Logger as GatewayLogger } from 'pino';
@@ -9,14 +9,15 @@ export type LogDestination = DestinationStream;
 
 /**
  * The gateway's logger (R8.11): pino, one JSON object per line, or
- * pino-pretty's coloured lines. Pretty runs in-process (`sync`), not as a
- * worker transport, so it needs no extra thread and no resolution of the
- * transport's module path after bundling.
+ * pino-pretty's readable lines. Pretty formats in-process (`prettyFactory`),
+ * not as a worker transport, so it needs no extra thread and no resolution of
+ * the transport's module path after bundling.
  */
 export function createGatewayLogger(level: LogLevel, format: LogFormat, destination: LogDestination): Logger {
   const options = { level, base: null, messageKey: 'msg' };
   if (format === 'pretty') {
-    return pino(options, pinoPretty({ destination, sync: true, colorize: false, ignore: 'pid,hostname' }));
+    const prettify = prettyFactory({ colorize: false, ignore: 'pid,hostname', translateTime: 'SYS:standard' });
+    return pino(options, { write: (line: string) => void destination.write(prettify(line)) });
   }
   return pino(options, destination);
 }
