@@ -1,6 +1,7 @@
 import { TurnError } from '../errors/turn-error.js';
 import { readHttpErrorBody } from '../errors/http-error-response.js';
-import { redactCredentials } from './redact-credentials.js';
+import { collectCredentialValues, redactCredentials } from './redact-credentials.js';
+import type { UpstreamTarget } from '../adapter/protocol-adapter.js';
 
 /** One 400 debug dump (R1.10), already free of credentials. */
 export interface DebugDump {
@@ -26,10 +27,19 @@ export interface DebugDumpOptions {
   describeRequest: () => unknown;
   /** Persists the dump and returns where (a file path). */
   write: (dump: DebugDump) => Promise<string>;
+  /** Credential values of the request, replaced wherever they appear (an upstream may echo them in any shape). */
+  secrets?: readonly string[];
+}
+
+/** runTurn's hook: the dump also redacts the target's own key and credential headers by value (issue 15). */
+export function withTargetSecrets<T extends { debugDump?: DebugDumpOptions | undefined }>(retry: T, target: UpstreamTarget): T {
+  if (retry.debugDump === undefined) return retry;
+  const secrets = [...(retry.debugDump.secrets ?? []), ...collectCredentialValues(target)];
+  return { ...retry, debugDump: { ...retry.debugDump, secrets } };
 }
 
 /** The dump for an error, redacted recursively. */
-export function createDebugDump(error: TurnError, request: unknown, now: number): DebugDump {
+export function createDebugDump(error: TurnError, request: unknown, now: number, secrets: readonly string[] = []): DebugDump {
   return {
     version: 1,
     createdAt: new Date(now).toISOString(),
@@ -37,8 +47,8 @@ export function createDebugDump(error: TurnError, request: unknown, now: number)
     kind: error.kind,
     code: error.code,
     requestId: error.requestId,
-    request: redactCredentials(request),
-    errorBody: redactCredentials(parseBody(readHttpErrorBody(error))),
+    request: redactCredentials(request, secrets),
+    errorBody: redactCredentials(parseBody(readHttpErrorBody(error)), secrets),
   };
 }
 
@@ -49,7 +59,7 @@ export function createDebugDump(error: TurnError, request: unknown, now: number)
  */
 export async function attachDebugDump(error: TurnError, options: DebugDumpOptions, now: number): Promise<TurnError> {
   try {
-    const path = await options.write(createDebugDump(error, options.describeRequest(), now));
+    const path = await options.write(createDebugDump(error, options.describeRequest(), now, options.secrets));
     return error.with({ details: { ...error.details, debugDumpPath: path } });
   } catch {
     return error.with({ details: { ...error.details, debugDumpFailed: true } });

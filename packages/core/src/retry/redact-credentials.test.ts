@@ -34,3 +34,21 @@ describe('redactCredentials (R1.10)', () => {
     expect(redactCredentials(new Headers({ authorization: 'x', accept: 'text/event-stream' }))).toEqual({ accept: 'text/event-stream' });
   });
 });
+
+describe('redactCredentials by value (issue 15)', () => {
+  it('replaces every occurrence of a given secret inside longer strings, at any depth', () => {
+    const secret = '0123456789abcdef0123456789abcdef';
+    expect(redactCredentials({ error: { message: `key ${secret} is wrong; again: ${secret}` }, list: [secret] }, [secret])).toEqual({
+      error: { message: `key ${REDACTED} is wrong; again: ${REDACTED}` },
+      list: [REDACTED],
+    });
+  });
+
+  it('ignores secrets too short to be keys, so a dump stays readable', () => {
+    expect(redactCredentials({ message: 'a k in the text' }, ['k'])).toEqual({ message: 'a k in the text' });
+  });
+
+  it('catches a bearer token mid-string and the gsk_ / AIza shapes without being told', () => {
+    expect(redactCredentials({ a: 'the header was Bearer abcdefgh12345', b: 'gsk_0123456789abcdefghijKLMN', c: 'AIzaSyA0123456789abcdefghijklmnopqrstu' })).toEqual({ a: REDACTED, b: REDACTED, c: REDACTED });
+  });
+});

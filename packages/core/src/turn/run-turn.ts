@@ -1,5 +1,6 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import type { RetryOptions } from '../retry/index.js';
+import { withTargetSecrets } from '../retry/debug-dump.js';
 import { createTurnRun } from './create-turn-run.js';
 import { executeTurn } from './execute-turn.js';
 import { resolveStreamRecoveryConfig, type StreamRecoveryOptions } from './recovery-config.js';
@@ -89,7 +90,7 @@ export function runTurn<Native extends object>(options: RunTurnOptions<Native>):
           request: options.request,
           target: options.target,
           fetch: fetchFunction,
-          retry: options.retry ?? {},
+          retry: withTargetSecrets(options.retry ?? {}, options.target),
           recovery,
           signal: options.signal,
           now: options.now ?? Date.now,
