@@ -61,6 +61,14 @@ describe('turnguard CLI', () => {
     expect(err.join('')).toBe('turnguard serve: upstreams.chat is not a valid URL: "nope".\n');
   });
 
+  it('R8.9 serve --host 0.0.0.0 without a token exits 2 before listening, saying how to fix it', async () => {
+    const { io, err, out } = createIo({ OPENAI_API_KEY: 'sk-env-0123456789abcdef' });
+    const result = await runGatewayCli(['serve', '--host', '0.0.0.0', '--port', '0'], io);
+    expect(result).toEqual({ exitCode: 2 });
+    expect(err.join('')).toMatch(/^turnguard serve: Refusing to listen on 0\.0\.0\.0 without a gateway token.*TURNGUARD_AUTH_TOKEN/);
+    expect(out.join('')).toBe('');
+  });
+
   it('prints usage for help and rejects unknown commands', async () => {
     const help = createIo();
     expect((await runGatewayCli(['serve', '--help'], help.io)).exitCode).toBe(0);
