@@ -57,6 +57,8 @@ function warnUpstreamFailures(logger: Logger, route: string, result: TurnResult)
  * whether a recovery succeeded.
  */
 export function startAccessLog(logger: Logger, request: IncomingMessage, response: ServerResponse, now: () => number): void {
+  // A silent logger (embedded, tests) costs no listener on the first-byte path (decision 0204).
+  if (!logger.isLevelEnabled('warn')) return;
   const startedAt = now();
   response.once('close', () => {
     const durationMs = Math.round(now() - startedAt);
