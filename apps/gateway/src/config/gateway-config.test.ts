@@ -1,17 +1,8 @@
-import { TurnError } from '@turnguard/core';
+import { errorOf } from '../testing/error-of.test-helper.js';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GATEWAY_CONFIG, resolveGatewayConfig } from './gateway-config.js';
 import { loadGatewayConfig } from './load-config.js';
 
-function errorOf(run: () => unknown): TurnError {
-  try {
-    run();
-  } catch (error) {
-    if (TurnError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a TurnError');
-}
 
 describe('gateway config validation', () => {
   it('defaults to loopback and the official upstreams', () => {
