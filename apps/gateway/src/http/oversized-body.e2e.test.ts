@@ -50,7 +50,8 @@ function uploadThenRead(url: string, bytes: number, chunked: boolean): Promise<s
         const payload = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
         if (!socket.write(payload)) await new Promise((drained) => socket.once('drain', drained));
       }
-      socket.end(chunked ? '0\r\n\r\n' : undefined);
+      if (chunked) socket.end('0\r\n\r\n');
+      else socket.end();
       socket.resume();
     });
   });

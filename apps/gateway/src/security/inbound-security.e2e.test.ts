@@ -86,7 +86,7 @@ describe('R8.9 browser Origin and CORS (opt-in)', () => {
 describe('R8.9 gateway token', () => {
   it('with a token, a keyless request without it is 401 and the upstream sees nothing; a wrong token too', async () => {
     const h = await start({ authToken: TOKEN });
-    for (const headers of [{}, { 'x-turnguard-token': 'wrong-token-0123456789abcdef' }, { authorization: 'Bearer sk-client-key-000000000000' }]) {
+    for (const headers of [{}, { 'x-turnguard-token': 'wrong-token-0123456789abcdef' }, { authorization: 'Bearer sk-client-key-000000000000' }] as Array<Record<string, string>>) {
       const reply = await post(h, headers);
       expect(reply.status).toBe(401);
       expect(JSON.parse(reply.body).error.code).toBe('GATEWAY_UNAUTHORIZED');
