@@ -45,6 +45,13 @@ describe('R8.9 server time-outs close slow or idle connections', () => {
     expect(result.closedAfterMs).toBeLessThan(5_000);
   });
 
+  it('a connection that never sends a byte is closed after headersTimeoutMs', async () => {
+    const address = await startGateway();
+    const result = await openSocket(address, () => undefined);
+    expect(result.closedAfterMs).toBeGreaterThanOrEqual(TIMEOUTS.headersTimeoutMs - 20);
+    expect(result.closedAfterMs).toBeLessThan(5_000);
+  });
+
   it('a chunked body that never ends is closed with 408 after requestTimeoutMs', async () => {
     const address = await startGateway();
     const result = await openSocket(address, (socket) => socket.write(`${head('127.0.0.1', 'transfer-encoding: chunked\r\n')}5\r\n{"mod\r\n`));
