@@ -2,7 +2,7 @@ import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { Usage } from '../types/usage.js';
-import { ABORTED, type AbortRace } from './race-abort.js';
+import type { AbortRace } from './race-abort.js';
 
 export type SegmentEnd = 'terminal' | 'eof' | 'stream-error' | 'transport-error' | 'aborted';
 
@@ -29,7 +29,7 @@ export interface SegmentFacts {
 
 export interface ReadSegmentOptions {
   events: AsyncIterable<DecodedStreamEvent>;
-  /** The request's abort race: every await here ends at once on abort (R1.6). */
+  /** The request's abort race: an abort ends the segment at once, whatever it awaits (R1.6). */
   race: AbortRace;
   /** Hands an event to the host; resolves once consumed. */
   deliver(event: TurnEvent): Promise<void>;
@@ -78,16 +78,10 @@ function withBlockPrefix(event: TurnEvent, prefix: string): TurnEvent {
   }
 }
 
-/**
- * Reads one segment's decoded events, hands content to the host one event at
- * a time and records the facts the recovery decision needs. Usage, finish and
- * in-stream errors are kept back: runTurn emits one aggregated usage and one
- * final event per logical turn (seeds/004 "只发出一个逻辑回合的 usage 汇总").
- */
-export async function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
-  const { race, now } = options;
-  const { signal } = race;
-  const facts: SegmentFacts = {
+type MetadataEvent = Extract<TurnEvent, { type: 'response-metadata' }>;
+
+function createFacts(): SegmentFacts {
+  return {
     end: 'eof',
     terminalFrameSeen: false,
     finishReason: undefined,
@@ -103,94 +97,155 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
     lastOutputAt: undefined,
     responseId: undefined,
   };
-  const iterator = options.events[Symbol.asyncIterator]();
-  const closeIterator = (): void => {
-    void Promise.resolve()
-      .then(() => iterator.return?.())
-      .catch(() => undefined);
-  };
+}
 
-  /** Hands one event to the host; false when the segment must end (abort, or the host stopped iterating). */
-  const handOver = async (event: TurnEvent): Promise<boolean> => {
-    try {
-      const raced = await race.race(options.deliver(withBlockPrefix(event, options.blockIdPrefix)));
-      if (raced !== ABORTED) return true;
-      facts.end = 'aborted';
-    } catch (error) {
-      facts.end = 'aborted';
-      facts.transportError = error;
-    }
-    closeIterator();
-    return false;
-  };
+const ignore = (): undefined => undefined;
 
+/**
+ * Reads one segment's decoded events, hands content to the host one event at
+ * a time and records the facts the recovery decision needs. Usage, finish and
+ * in-stream errors are kept back: runTurn emits one aggregated usage and one
+ * final event per logical turn (seeds/004 "只发出一个逻辑回合的 usage 汇总").
+ *
+ * Aborts (R1.6) are one subscription per segment, not a race per await: the
+ * stop settles the segment's promise at once — while it waits for the next
+ * chunk or for the host to take an event — and the pull loop, when its
+ * pending await comes back, sees the flag and leaves without touching the
+ * facts again (issue 19).
+ */
+export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
+  return new Promise<SegmentFacts>((resolve, reject) => {
+    new SegmentReader(options, resolve, reject).start();
+  });
+}
+
+class SegmentReader {
+  private readonly facts = createFacts();
+  private readonly iterator: AsyncIterator<DecodedStreamEvent>;
+  /** The segment's promise is settled: nothing may change `facts` any more. */
+  private settled = false;
   // An attempt that fails before any content is retried (R1.1) and must leave
   // no trace with the host: its response id and empty block starts are held
   // back until its first content event (one logical response, R8.2) and
   // dropped if none comes. A terminal frame with no content releases them.
-  let heldMetadata: Extract<TurnEvent, { type: 'response-metadata' }> | undefined;
-  const heldEvents: TurnEvent[] = [];
-  const releaseHeld = async (): Promise<boolean> => {
-    if (heldMetadata !== undefined) options.onMetadata(heldMetadata);
-    heldMetadata = undefined;
-    for (let next = heldEvents.shift(); next !== undefined; next = heldEvents.shift()) {
-      if (!(await handOver(next))) return false;
-    }
-    return true;
-  };
+  private heldMetadata: MetadataEvent | undefined;
+  private readonly heldEvents: TurnEvent[] = [];
 
-  for (;;) {
-    let step: IteratorResult<DecodedStreamEvent>;
-    try {
-      const raced = await race.race(iterator.next());
-      if (raced === ABORTED) {
-        facts.end = 'aborted';
-        closeIterator();
-        return facts;
+  constructor(
+    private readonly options: ReadSegmentOptions,
+    private readonly resolve: (facts: SegmentFacts) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.iterator = options.events[Symbol.asyncIterator]();
+  }
+
+  start(): void {
+    this.options.race.watch(() => this.end('aborted'));
+    if (this.settled) return;
+    this.pull().catch((error: unknown) => {
+      if (this.settled) return;
+      this.settled = true;
+      this.reject(error);
+    });
+  }
+
+  /** Settles the segment once; every end but a plain EOF or a read failure closes the decoder. */
+  private end(how: SegmentEnd): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.facts.end = how;
+    if (how !== 'eof' && how !== 'transport-error') this.closeIterator();
+    this.resolve(this.facts);
+  }
+
+  private closeIterator(): void {
+    const { iterator } = this;
+    void Promise.resolve()
+      .then(() => iterator.return?.())
+      .catch(ignore);
+  }
+
+  private async pull(): Promise<void> {
+    const { facts, iterator } = this;
+    for (;;) {
+      let step: IteratorResult<DecodedStreamEvent>;
+      try {
+        step = await iterator.next();
+      } catch (error) {
+        if (!this.settled) await this.onReadFailure(error);
+        return;
       }
-      step = raced;
-    } catch (error) {
-      facts.end = signal.aborted ? 'aborted' : 'transport-error';
-      facts.transportError = error;
-      return facts;
+      if (this.settled) return;
+      if (step.done) return this.end('eof');
+      const event = step.value;
+      switch (event.type) {
+        case 'stream-end':
+          facts.terminalFrameSeen = event.terminalFrameSeen;
+          // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
+          if (event.toolCallSeen === true) facts.toolCallProduced = true;
+          if (event.terminalFrameSeen) return this.endComplete();
+          // The decoder's last item: closing lets a generator run its cleanup.
+          this.closeIterator();
+          return this.end('eof');
+        case 'usage':
+          facts.usage = event.usage;
+          continue;
+        case 'finish':
+          facts.finishReason = event.finishReason;
+          continue;
+        case 'error':
+          // R8.12: after the terminal frame the response is complete; a bad record behind it changes nothing.
+          if (facts.finishReason !== undefined) return this.endComplete();
+          facts.streamError = event.error;
+          return this.end('stream-error');
+        case 'warning':
+          this.options.onWarning(event.message);
+          continue;
+        case 'response-metadata':
+          facts.responseId ??= event.responseId;
+          if (facts.outputConsumed) this.options.onMetadata(event);
+          else this.heldMetadata ??= event;
+          continue;
+        case 'retry':
+        case 'heartbeat':
+        case 'recovery-start':
+        case 'tombstone':
+          // Lifecycle events belong to runTurn, not to a decoder.
+          continue;
+        default:
+          if (!(await this.onOutputEvent(event))) return;
+      }
     }
-    if (step.done) return facts;
-    const event = step.value;
+  }
 
+  /**
+   * R8.12 "complete means complete": a decoder emits `finish` only once the
+   * protocol's terminal frame arrived, so a read that fails after it (a
+   * chunked body missing its last chunk, FIN/RST, a short content-length, a
+   * bad trailer: undici's `TypeError: terminated`) ends a complete segment,
+   * never `STREAM_CUT`/`TRANSPORT`, and is never retried.
+   */
+  private async onReadFailure(error: unknown): Promise<void> {
+    const { facts } = this;
+    if (this.options.race.aborted) return this.end('aborted');
+    if (facts.finishReason !== undefined) {
+      facts.terminalFrameSeen = true;
+      return this.endComplete();
+    }
+    facts.transportError = error;
+    this.end('transport-error');
+  }
+
+  /** The terminal frame arrived: what was held for the host goes out, then the segment ends complete. */
+  private async endComplete(): Promise<void> {
+    this.facts.terminalFrameSeen = true;
+    if (await this.releaseHeld()) this.end('terminal');
+  }
+
+  /** A content or block event; false when the segment ended (abort, or the host stopped iterating). */
+  private async onOutputEvent(event: Exclude<TurnEvent, { type: NonOutputType }>): Promise<boolean> {
+    const { facts, options } = this;
     switch (event.type) {
-      case 'stream-end':
-        facts.terminalFrameSeen = event.terminalFrameSeen;
-        // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
-        if (event.toolCallSeen === true) facts.toolCallProduced = true;
-        if (event.terminalFrameSeen && !(await releaseHeld())) return facts;
-        facts.end = event.terminalFrameSeen ? 'terminal' : 'eof';
-        closeIterator();
-        return facts;
-      case 'usage':
-        facts.usage = event.usage;
-        continue;
-      case 'finish':
-        facts.finishReason = event.finishReason;
-        continue;
-      case 'error':
-        facts.streamError = event.error;
-        facts.end = 'stream-error';
-        closeIterator();
-        return facts;
-      case 'warning':
-        options.onWarning(event.message);
-        continue;
-      case 'response-metadata':
-        facts.responseId ??= event.responseId;
-        if (facts.outputConsumed) options.onMetadata(event);
-        else heldMetadata ??= event;
-        continue;
-      case 'retry':
-      case 'heartbeat':
-      case 'recovery-start':
-      case 'tombstone':
-        // Lifecycle events belong to runTurn, not to a decoder.
-        continue;
       case 'tool-call-start':
       case 'tool-call-delta':
       case 'tool-call-end':
@@ -213,25 +268,61 @@ export async function readSegment(options: ReadSegmentOptions): Promise<SegmentF
         // An event type this version does not know is skipped, never treated as output.
         const _exhaustive: never = event;
         void _exhaustive;
-        continue;
+        return true;
       }
     }
-
     const content = isContent(event);
     if (content) {
-      const at = now();
+      const at = options.now();
       facts.firstOutputAt ??= at;
       facts.lastOutputAt = at;
     }
-    if (!options.forwardToolCalls && isToolCallEvent(event)) continue;
+    if (!options.forwardToolCalls && isToolCallEvent(event)) return true;
     if (!facts.outputConsumed) {
       if (!content) {
-        heldEvents.push(event);
-        continue;
+        this.heldEvents.push(event);
+        return true;
       }
-      if (!(await releaseHeld())) return facts;
+      if (!(await this.releaseHeld())) return false;
     }
-    if (!(await handOver(event))) return facts;
+    if (!(await this.handOver(event))) return false;
     if (content) facts.outputConsumed = true;
+    return true;
+  }
+
+  private async releaseHeld(): Promise<boolean> {
+    const { heldEvents } = this;
+    if (this.heldMetadata !== undefined) this.options.onMetadata(this.heldMetadata);
+    this.heldMetadata = undefined;
+    for (let next = heldEvents.shift(); next !== undefined; next = heldEvents.shift()) {
+      if (!(await this.handOver(next))) return false;
+    }
+    return !this.settled;
+  }
+
+  /** Hands one event to the host; false when the segment must end (abort, or the host stopped iterating). */
+  private async handOver(event: TurnEvent): Promise<boolean> {
+    if (this.settled) return false;
+    try {
+      await this.options.deliver(withBlockPrefix(event, this.options.blockIdPrefix));
+    } catch (error) {
+      if (this.settled) return false;
+      this.facts.transportError = error;
+      this.end('aborted');
+      return false;
+    }
+    return !this.settled;
   }
 }
+
+type NonOutputType =
+  | 'stream-end'
+  | 'usage'
+  | 'finish'
+  | 'error'
+  | 'warning'
+  | 'response-metadata'
+  | 'retry'
+  | 'heartbeat'
+  | 'recovery-start'
+  | 'tombstone';
