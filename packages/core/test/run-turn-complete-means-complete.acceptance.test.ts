@@ -88,7 +88,7 @@ interface RawUpstream {
 /** Answers every request (after reading its headers and body) with `body` ended by `ending`. */
 async function startRawUpstream(body: Buffer, ending: BadEnding): Promise<RawUpstream> {
   const sockets = new Set<Socket>();
-  const upstream = { baseUrl: '', requests: 0, close: async () => undefined };
+  const upstream: RawUpstream = { baseUrl: '', requests: 0, close: async () => undefined };
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -212,8 +212,26 @@ class SegmentReader {
         case 'tombstone':
           // Lifecycle events belong to runTurn, not to a decoder.
           continue;
-        default:
-          if (!(await this.onOutputEvent(event))) return;
+        default: {
+          // The per-event path: no async call of our own, one await (the host's take).
+          const content = this.noteOutputEvent(event);
+          if (content === undefined) continue;
+          if (!this.options.forwardToolCalls && isToolCallEvent(event)) continue;
+          if (!facts.outputConsumed) {
+            if (!content) {
+              this.heldEvents.push(event);
+              continue;
+            }
+            if (!(await this.releaseHeld())) return;
+          }
+          try {
+            await this.options.deliver(withBlockPrefix(event, this.options.blockIdPrefix));
+          } catch (error) {
+            return this.onDeliveryFailure(error);
+          }
+          if (this.settled) return;
+          if (content) facts.outputConsumed = true;
+        }
       }
     }
   }
@@ -242,9 +260,13 @@ class SegmentReader {
     if (await this.releaseHeld()) this.end('terminal');
   }
 
-  /** A content or block event; false when the segment ended (abort, or the host stopped iterating). */
-  private async onOutputEvent(event: Exclude<TurnEvent, { type: NonOutputType }>): Promise<boolean> {
-    const { facts, options } = this;
+  /**
+   * Records what a content or block event tells about the segment: true when
+   * it is content (R4.1), false for a block boundary, undefined for an event
+   * type this version does not know (skipped, never treated as output).
+   */
+  private noteOutputEvent(event: Exclude<TurnEvent, { type: NonOutputType }>): boolean | undefined {
+    const { facts } = this;
     switch (event.type) {
       case 'tool-call-start':
       case 'tool-call-delta':
@@ -265,29 +287,18 @@ class SegmentReader {
       case 'reasoning-end':
         break;
       default: {
-        // An event type this version does not know is skipped, never treated as output.
         const _exhaustive: never = event;
         void _exhaustive;
-        return true;
+        return undefined;
       }
     }
     const content = isContent(event);
     if (content) {
-      const at = options.now();
+      const at = this.options.now();
       facts.firstOutputAt ??= at;
       facts.lastOutputAt = at;
     }
-    if (!options.forwardToolCalls && isToolCallEvent(event)) return true;
-    if (!facts.outputConsumed) {
-      if (!content) {
-        this.heldEvents.push(event);
-        return true;
-      }
-      if (!(await this.releaseHeld())) return false;
-    }
-    if (!(await this.handOver(event))) return false;
-    if (content) facts.outputConsumed = true;
-    return true;
+    return content;
   }
 
   private async releaseHeld(): Promise<boolean> {
@@ -300,18 +311,23 @@ class SegmentReader {
     return !this.settled;
   }
 
-  /** Hands one event to the host; false when the segment must end (abort, or the host stopped iterating). */
+  /** Hands one held event to the host; false when the segment must end (abort, or the host stopped iterating). */
   private async handOver(event: TurnEvent): Promise<boolean> {
     if (this.settled) return false;
     try {
       await this.options.deliver(withBlockPrefix(event, this.options.blockIdPrefix));
     } catch (error) {
-      if (this.settled) return false;
-      this.facts.transportError = error;
-      this.end('aborted');
+      this.onDeliveryFailure(error);
       return false;
     }
     return !this.settled;
+  }
+
+  /** The delivery rejected: the host stopped iterating (ConsumerStoppedError). */
+  private onDeliveryFailure(error: unknown): void {
+    if (this.settled) return;
+    this.facts.transportError = error;
+    this.end('aborted');
   }
 }
 
