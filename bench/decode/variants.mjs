@@ -18,7 +18,7 @@ export const VARIANT_LABELS = {
 
 const API_PATHS = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' };
 
-function makeRequestBody(protocol) {
+export function makeRequestBody(protocol) {
   const model = BENCH_MODELS[protocol];
   const input = [{ role: 'user', content: 'Count to three.' }];
   if (protocol === 'chat') return { model, messages: input, stream: true, stream_options: { include_usage: true } };
@@ -45,9 +45,10 @@ async function readAll(body, onText) {
 /**
  * `{ name: () => Promise<items> }` for one protocol against a server origin
  * and stream size. Clients are built once, like a long-lived gateway's.
+ * `options.adapters`: decoders to use instead of each package's dist (turn-run.mjs bundles them from source trees).
  */
-export async function createVariants(protocol, origin, records) {
-  const [adapters, { createParser }, { OpenAI, Anthropic }] = await Promise.all([loadAdapters(), loadEventsourceParser(), loadSdks()]);
+export async function createVariants(protocol, origin, records, options = {}) {
+  const [adapters, { createParser }, { OpenAI, Anthropic }] = await Promise.all([options.adapters ?? loadAdapters(), loadEventsourceParser(), loadSdks()]);
   const prefix = `${origin}/n/${records}`;
   const url = `${prefix}${API_PATHS[protocol]}`;
   const body = JSON.stringify(makeRequestBody(protocol));
