@@ -2,7 +2,7 @@ import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 import { TurnError } from '../errors/turn-error.js';
 import type { UnifiedFinishReason } from '../types/finish-reason.js';
 import type { Message } from '../types/message.js';
-import type { DecodedStreamEvent } from '../types/turn-event.js';
+import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { ToolDefinition } from '../types/tool-definition.js';
 import type { ByteStream } from '../sse/byte-stream.js';
 
@@ -166,3 +166,12 @@ export function createFakeFetch(replies: FakeReply[]): {
   };
   return { fetch, requests };
 }
+
+/** Every event the host sees, in order. */
+export async function collectTurnEvents(run: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const events: TurnEvent[] = [];
+  for await (const event of run) events.push(event);
+  return events;
+}
+
+export const textOf = (events: TurnEvent[]): string => events.map((e) => (e.type === 'text-delta' ? e.delta : '')).join('');

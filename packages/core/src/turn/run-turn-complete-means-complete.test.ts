@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TurnEvent } from '../types/turn-event.js';
-import { createFakeFetch, fakeAdapter, type FakeReply } from './fake-wire.test-helper.js';
+import { collectTurnEvents, createFakeFetch, fakeAdapter, textOf, type FakeReply } from './fake-wire.test-helper.js';
 import { runTurn } from './run-turn.js';
 import type { TurnRecord, UsageSample } from './stats-sink.js';
 
@@ -19,13 +18,7 @@ function setup(replies: FakeReply[]) {
   return { run, wire, samples, turns };
 }
 
-async function collect(run: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
-  const events: TurnEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-const textOf = (events: TurnEvent[]): string => events.map((e) => (e.type === 'text-delta' ? e.delta : '')).join('');
+const collect = collectTurnEvents;
 
 // The fake body's `reset` errors the read with undici's `TypeError: terminated` (UND_ERR_SOCKET) after the lines.
 describe('runTurn: complete means complete (R8.12, issue 14) with bodies that fail after the terminal frame', () => {

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { TurnEvent } from '../types/turn-event.js';
-import { createFakeFetch, fakeAdapter, type FakeNative, type FakeReply } from './fake-wire.test-helper.js';
+import { collectTurnEvents, createFakeFetch, fakeAdapter, textOf, type FakeNative, type FakeReply } from './fake-wire.test-helper.js';
 import { runTurn, type RunTurnOptions } from './run-turn.js';
 import type { TurnRecord, UsageSample } from './stats-sink.js';
 import { RECOVERY_INSTRUCTION } from './checkpoint-message.js';
@@ -35,13 +34,7 @@ function setup(replies: FakeReply[], options: Partial<RunTurnOptions<FakeNative>
   return { run, wire, samples, turns };
 }
 
-async function collect(run: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
-  const events: TurnEvent[] = [];
-  for await (const event of run) events.push(event);
-  return events;
-}
-
-const textOf = (events: TurnEvent[]): string => events.map((e) => (e.type === 'text-delta' ? e.delta : '')).join('');
+const collect = collectTurnEvents;
 
 afterEach(() => {
   vi.useRealTimers();
