@@ -147,7 +147,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         env: withholdEnvironmentKeys(config, env ?? process.env),
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
-        fetch: fetch ?? (transport ??= createNodeHttpFetch()).fetch,
+        fetch: fetch ?? (transport ??= createNodeHttpFetch({ env: env ?? process.env })).fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
       };
