@@ -26,12 +26,15 @@ function readProxyVariable(env: GatewayEnv, name: string): string | undefined {
  * proxy in absolute form (`proxyTunnel: false`), which every forward proxy
  * accepts, while a CONNECT-only proxy still gets CONNECT for https.
  */
-export function createUpstreamDispatcher(env: GatewayEnv): Dispatcher {
+export function createUpstreamDispatcher(env: GatewayEnv, ca?: string | Buffer): Dispatcher {
+  const tls = ca === undefined ? undefined : { ca };
   const httpProxy = readProxyVariable(env, 'http_proxy');
   const httpsProxy = readProxyVariable(env, 'https_proxy');
-  if (httpProxy === undefined && httpsProxy === undefined) return new Agent(AGENT_OPTIONS);
+  if (httpProxy === undefined && httpsProxy === undefined) return new Agent({ ...AGENT_OPTIONS, ...(tls && { connect: tls }) });
   return new EnvHttpProxyAgent({
     ...AGENT_OPTIONS,
+    // `connect` for NO_PROXY targets, `requestTls` for the TLS inside a CONNECT tunnel.
+    ...(tls && { connect: tls, requestTls: tls }),
     // '' (not undefined): undici would otherwise fall back to process.env.
     httpProxy: httpProxy ?? '',
     // Without HTTPS_PROXY, undici sends https through HTTP_PROXY too (env-http-proxy-agent.js).

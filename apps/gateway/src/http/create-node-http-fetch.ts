@@ -16,8 +16,8 @@ export interface NodeHttpFetch {
 export interface NodeHttpFetchOptions {
   /** Where HTTP_PROXY / HTTPS_PROXY / NO_PROXY are read (the gateway's env). Default: `process.env`. */
   env?: GatewayEnv;
-  /** Replaces the dispatcher built from `env` (tests: an Agent trusting a loopback TLS certificate). */
-  dispatcher?: Dispatcher;
+  /** Certificates trusted for https upstreams instead of Node's bundle (an internal CA; tests). NODE_EXTRA_CA_CERTS works as usual. */
+  ca?: string | Buffer;
 }
 
 /** A parsed upstream URL, as undici's `request()` takes it. */
@@ -69,7 +69,7 @@ function toFetchError(error: unknown, signal: AbortSignal): unknown {
  * content-length; every response header is readable, repeats included.
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHttpFetch {
-  const dispatcher = options.dispatcher ?? createUpstreamDispatcher(options.env ?? process.env);
+  const dispatcher = createUpstreamDispatcher(options.env ?? process.env, options.ca);
 
   // runTurn posts to a handful of endpoint URLs: each is parsed once, not per request.
   const targets = new Map<string, RequestTarget>();
