@@ -47,13 +47,15 @@ const answer = (request: IncomingMessage, response: ServerResponse): void => {
 };
 
 /** A loopback proxy that counts what it relays: CONNECT tunnels and absolute-form requests. */
-async function startProxy(): Promise<{ url: string; tunnels: string[]; forwarded: string[] }> {
+async function startProxy(credentials?: string): Promise<{ url: string; tunnels: string[]; forwarded: string[] }> {
   const tunnels: string[] = [];
   const forwarded: string[] = [];
   const server = createHttpServer();
   server.on('connect', (request: IncomingMessage) => tunnels.push(request.url ?? ''));
   server.on('request', (request: IncomingMessage) => forwarded.push(request.url ?? ''));
-  const port = await listen(createProxy(server));
+  const proxy = createProxy(server);
+  if (credentials !== undefined) proxy.authenticate = (request) => request.headers['proxy-authorization'] === `Basic ${Buffer.from(credentials).toString('base64')}`;
+  const port = await listen(proxy);
   return { url: `http://127.0.0.1:${port}`, tunnels, forwarded };
 }
 
@@ -85,6 +87,18 @@ describe('createNodeHttpFetch through proxies from the gateway env', () => {
     expect(await fetchText(`http://127.0.0.1:${port}/v1/chat/completions`)).toBe('data: /v1/chat/completions\n\n');
     expect(proxy.forwarded).toEqual([`http://127.0.0.1:${port}/v1/chat/completions`]);
     expect(proxy.tunnels).toEqual([]);
+  });
+
+  it('credentials in the proxy URL become its proxy-authorization (CONNECT and absolute form)', async () => {
+    const proxy = await startProxy('user:p@ss');
+    const secure = await listen(createHttpsServer(tls, answer) as unknown as Server);
+    const plain = await listen(createHttpServer(answer));
+    const url = proxy.url.replace('http://', 'http://user:p%40ss@');
+    transport = createNodeHttpFetch({ env: { HTTPS_PROXY: url, HTTP_PROXY: url }, ca: tls.cert });
+    expect(await fetchText(`https://127.0.0.1:${secure}/s`)).toBe('data: /s\n\n');
+    expect(await fetchText(`http://127.0.0.1:${plain}/p`)).toBe('data: /p\n\n');
+    expect(proxy.tunnels).toHaveLength(1);
+    expect(proxy.forwarded).toHaveLength(1);
   });
 
   it('NO_PROXY bypasses the proxy for the hosts it names, and only those', async () => {
