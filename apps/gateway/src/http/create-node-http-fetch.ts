@@ -1,10 +1,8 @@
-import type { Dispatcher } from 'undici';
 import type { FetchFunction, FetchResponse } from '@turnguard/core';
-import { decodeContentEncoding } from './decode-content-encoding.js';
 import { createUpstreamDispatcher, type GatewayEnv } from './create-node-http-fetch-dispatcher.js';
 import { addUrlCredentials, readRequestHeaders } from './create-node-http-fetch-headers.js';
-import { createAbortError, NodeBodyStream } from './node-body-stream.js';
-import { NodeHttpResponse, NULL_BODY_STATUSES } from './node-http-response.js';
+import { createAbortError } from './node-body-stream.js';
+import { dispatchRequest } from './create-node-http-fetch-handler.js';
 
 /** A FetchFunction over undici's dispatcher API, plus the keep-alive pools it owns. */
 export interface NodeHttpFetch {
@@ -30,31 +28,8 @@ interface RequestTarget {
 const MAX_CACHED_TARGETS = 64;
 
 /**
- * undici throws these before anything is sent when a request is malformed
- * (a header value with CR/LF, a bad method): the caller's fault, never a
- * retryable connection failure.
- */
-const INVALID_REQUEST_CODES: ReadonlySet<string> = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
-
-/**
- * The shape undici's fetch gives any failure before a response (DNS, refused,
- * reset, TLS, a malformed status line such as `HTTP/1.1 099` or `1000`):
- * `TypeError: fetch failed` with the cause kept, which classifyThrownError
- * reads as a retryable transport error (R1.1), so it is retried before any
- * output. An abort rejects with the signal's reason (R1.6).
- */
-function toFetchError(error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return createAbortError(signal);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && INVALID_REQUEST_CODES.has(code)) {
-    return new TypeError(`The upstream request is invalid: ${(error as Error).message}`, { cause: error });
-  }
-  return new TypeError('fetch failed', { cause: error });
-}
-
-/**
  * An upstream transport for runTurn on undici's dispatcher API (decision
- * 0220): `request()` on a dedicated keep-alive Agent (or EnvHttpProxyAgent),
+ * 0220): `dispatch()` on a dedicated keep-alive Agent (or EnvHttpProxyAgent),
  * no WHATWG Response or Headers per request, and fetch's observable contract
  * where runTurn depends on it:
  * - a failure before the response rejects with `TypeError: fetch failed`
@@ -100,13 +75,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHtt
     addUrlCredentials(headers, target.url);
     const method = (init.method ?? 'GET').toUpperCase();
 
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await dispatcher.request({ origin: target.origin, path: target.path, method, headers, body: init.body ?? undefined, signal });
-    } catch (error) {
-      throw toFetchError(error, signal);
-    }
-    return toFetchResponse(response, method, signal);
+    return dispatchRequest(dispatcher, { origin: target.origin, path: target.path, method, headers, body: init.body ?? undefined }, signal);
   };
 
   return {
@@ -116,18 +85,4 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHtt
       dispatcher.destroy().catch(() => undefined);
     },
   };
-}
-
-function toFetchResponse(response: Dispatcher.ResponseData, method: string, signal: AbortSignal): FetchResponse {
-  const { statusCode: status, headers, body } = response;
-  if (status < 200 || status > 599) {
-    body.destroy();
-    throw new TypeError(`The upstream answered with an invalid status ${status}.`);
-  }
-  if (NULL_BODY_STATUSES.has(status) || method === 'HEAD') {
-    body.resume();
-    return new NodeHttpResponse(status, headers, null);
-  }
-  const decoded = decodeContentEncoding(headers['content-encoding'], body);
-  return new NodeHttpResponse(status, headers, new NodeBodyStream(body, decoded, signal));
 }
