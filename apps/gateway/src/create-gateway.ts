@@ -23,7 +23,7 @@ export interface GatewayOptions extends GatewayConfigInput {
   /** A stats sink instead of `statsPath` (tests, embedding). */
   stats?: StatsSink;
   /**
-   * Injectable upstream transport. Default: `node:http(s)` with keep-alive
+   * Injectable upstream transport. Default: undici with keep-alive
    * pools (createNodeHttpFetch), cheaper per request than the global `fetch`.
    */
   fetch?: FetchFunction;
@@ -147,7 +147,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         env: withholdEnvironmentKeys(config, env ?? process.env),
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
-        fetch: fetch ?? (transport ??= createNodeHttpFetch()).fetch,
+        fetch: fetch ?? (transport ??= createNodeHttpFetch({ env: env ?? process.env })).fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
       };

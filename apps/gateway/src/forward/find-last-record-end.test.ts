@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { findLastRecordEnd } from './find-last-record-end.js';
+import { findLastRecordEnd, SseRecordEndScanner } from './find-last-record-end.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const end = (text: string): number => findLastRecordEnd(bytes(text));
@@ -50,6 +50,31 @@ describe('findLastRecordEnd (raw relay: only whole SSE records are written, issu
         // The parser dispatches a record ended by a lone CR only once it sees the next byte ('x' here), and a
         // trailing CR of the cut may still become CRLF, so it is left out of the reference count.
         expect(countRecords(`${prefix}x`)).toBe(countRecords(cut.endsWith('\r') ? cut.slice(0, -1) : cut));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('issue 16: fed in any split, records taken as they complete, the scanner finds exactly the ends of one pass', () => {
+    const stream = fc.array(fc.stringMatching(/^(data: [a-zé]{0,3}|event: e|:c|)(\n|\r\n|\r)$/), { maxLength: 16 }).map((lines) => lines.join(''));
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 6 }), (text, cuts) => {
+        const all = bytes(text);
+        const points = [...new Set(cuts.map((cut) => cut % (all.length + 1)))].sort((a, b) => a - b);
+        const scanner = new SseRecordEndScanner();
+        let taken = 0;
+        let from = 0;
+        for (const point of [...points, all.length]) {
+          scanner.feed(all.subarray(from, point));
+          from = point;
+          const end = scanner.lastRecordEnd;
+          if (end === 0) continue;
+          // The end found is the one a single pass over everything so far finds.
+          expect(taken + end).toBe(findLastRecordEnd(all.subarray(0, point)));
+          taken += end;
+          scanner.consume(end);
+        }
+        expect(taken).toBe(findLastRecordEnd(all));
       }),
       { numRuns: 500 },
     );

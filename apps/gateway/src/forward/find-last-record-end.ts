@@ -2,31 +2,70 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 /**
- * The offset just past the last complete SSE record in `bytes` (0 when none
- * is complete). A record ends with an empty line; lines end with CRLF, LF or
- * CR (WHATWG "server-sent events", §9.2.5), so a record ends at `\n\n`,
- * `\r\n\r\n`, `\r\r` or any mix such as `\r\n\n`. A CR as the very last byte
- * is not taken as a line end: its LF may be in the next network read. Works
- * on bytes, no UTF-8 decoding: LF and CR never occur inside a multi-byte
- * UTF-8 sequence.
+ * Finds where complete SSE records end in a byte stream fed chunk by chunk,
+ * looking at each byte once (the raw relay's cost is linear in the bytes
+ * relayed, issue 16; a backward scan of everything pending on every read
+ * was quadratic in the length of one record). A record ends with an empty
+ * line; lines end with CRLF, LF or CR (WHATWG "server-sent events",
+ * §9.2.5), so a record ends at `\n\n`, `\r\n\r\n`, `\r\r` or any mix such as
+ * `\r\n\n`. A CR as the last byte seen is not yet a line end: its LF may be
+ * in the next network read. Works on bytes, no UTF-8 decoding: LF and CR
+ * never occur inside a multi-byte UTF-8 sequence.
  */
-export function findLastRecordEnd(bytes: Uint8Array): number {
-  for (let index = bytes.length - 1; index >= 1; index -= 1) {
-    const byte = bytes[index];
-    if (byte === LF) {
-      // This LF ends a line; the terminator starts at the CR before it, if any.
-      const start = bytes[index - 1] === CR ? index - 1 : index;
-      if (start >= 1 && endsLine(bytes, start - 1)) return index + 1;
-    } else if (byte === CR && index < bytes.length - 1 && bytes[index + 1] !== LF) {
-      // A lone CR line end (the byte after it is known and is not LF).
-      if (endsLine(bytes, index - 1)) return index + 1;
-    }
+export class SseRecordEndScanner {
+  /** Bytes fed since the last `consume`. */
+  #offset = 0;
+  /** Just past the last complete record, counted like `#offset` (0: none). */
+  #lastEnd = 0;
+  /** The current line has bytes other than its terminator. */
+  #lineHasText = false;
+  /** A line terminator was seen: the current line starts after one (an empty first line ends nothing). */
+  #afterTerminator = false;
+  /** The previous byte was a CR whose terminator may still take an LF. */
+  #pendingCr = false;
+
+  /** Offset just past the last complete record, from the last `consume` (0 when none). */
+  get lastRecordEnd(): number {
+    return this.#lastEnd;
   }
-  return 0;
+
+  /** Scans the next bytes of the stream. */
+  feed(bytes: Uint8Array): void {
+    const base = this.#offset;
+    for (let index = 0; index < bytes.length; index += 1) {
+      const byte = bytes[index];
+      if (this.#pendingCr) {
+        this.#pendingCr = false;
+        if (byte === LF) {
+          this.#endLine(base + index + 1);
+          continue;
+        }
+        this.#endLine(base + index);
+      }
+      if (byte === CR) this.#pendingCr = true;
+      else if (byte === LF) this.#endLine(base + index + 1);
+      else this.#lineHasText = true;
+    }
+    this.#offset = base + bytes.length;
+  }
+
+  /** The caller took the first `count` bytes (up to a record end): offsets now count from there. */
+  consume(count: number): void {
+    this.#offset -= count;
+    this.#lastEnd = Math.max(0, this.#lastEnd - count);
+  }
+
+  /** A line terminator ending at `end`: an empty line after another line ends a record. */
+  #endLine(end: number): void {
+    if (!this.#lineHasText && this.#afterTerminator) this.#lastEnd = end;
+    this.#lineHasText = false;
+    this.#afterTerminator = true;
+  }
 }
 
-/** Whether the byte at `index` is the last byte of a line terminator (so the line after it starts at index + 1). */
-function endsLine(bytes: Uint8Array, index: number): boolean {
-  const byte = bytes[index];
-  return byte === LF || byte === CR;
+/** The offset just past the last complete SSE record in `bytes` (0 when none is complete): see SseRecordEndScanner. */
+export function findLastRecordEnd(bytes: Uint8Array): number {
+  const scanner = new SseRecordEndScanner();
+  scanner.feed(bytes);
+  return scanner.lastRecordEnd;
 }

@@ -110,4 +110,33 @@ describe('SplicingSseOutput', () => {
     output.finish();
     expect(text(written)).toBe('data: {"x":1}\n\ndata: [DONE]');
   });
+
+  it('issue 16: a multi-MB record read in 64 KiB pieces goes out once, whole and byte-exact, when its end arrives', () => {
+    const { output, written, write } = startOutput('chat');
+    const big = `data: {"choices":[{"index":0,"delta":{"content":"${'é'.repeat(4 * 1024 * 1024)}"}}]}\r\n\r\n`;
+    const all = Buffer.from(`data: {"a":1}\n\n${big}data: {"tail"`, 'utf8');
+    output.onBodyStart();
+    output.start([metadata, delta('x')], write);
+    for (let at = 0; at < all.length; at += 65_536) {
+      // A fresh copy per piece, as the socket delivers it.
+      output.onBytes(new Uint8Array(all.subarray(at, Math.min(at + 65_536, all.length))));
+      output.onDrained();
+    }
+    expect(written.map((chunk) => chunk.length)).toEqual([Buffer.byteLength('data: {"a":1}\n\n'), Buffer.byteLength(big)]);
+    expect(Buffer.from(written[1] as Uint8Array).equals(Buffer.from(big, 'utf8'))).toBe(true);
+  });
+
+  it('issue 16: a record end split across reads (CR | LF, CRLF CR | LF) is found once its last byte arrives', () => {
+    const { output, written, write } = startOutput('chat');
+    output.onBodyStart();
+    output.start([metadata, delta('x')], write);
+    for (const piece of ['data: {"a":1}\r', '\n\r', '\n', 'data: {"b":2}\r\n\r']) {
+      output.onBytes(bytes(piece));
+      output.onDrained();
+    }
+    expect(text(written)).toBe('data: {"a":1}\r\n\r\n');
+    output.onBytes(bytes('\n'));
+    output.onDrained();
+    expect(text(written)).toBe('data: {"a":1}\r\n\r\ndata: {"b":2}\r\n\r\n');
+  });
 });

@@ -1,16 +1,14 @@
-import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { NodeBodyStream } from './node-body-stream.js';
 
-/** One PassThrough stands for both node:http's response and its (undecoded) body. */
+/** One PassThrough stands for undici's response body (a node Readable), undecoded. */
 function createBody(signal = new AbortController().signal) {
-  const source = Object.assign(new PassThrough(), { complete: false });
+  const source = new PassThrough();
   const calls: string[] = [];
-  let settled = 0;
-  const body = new NodeBodyStream(source as unknown as IncomingMessage, source, signal, () => (settled += 1));
+  const body = new NodeBodyStream(source, source, signal);
   body.setTap({ onDrained: () => calls.push('drained'), onBytes: (chunk) => calls.push(`bytes:${Buffer.from(chunk).toString()}`) });
-  return { source, body, calls, settled: () => settled };
+  return { source, body, calls };
 }
 
 /** Lets node:stream emit what was written (it does so on later ticks), without timers. */
@@ -18,14 +16,12 @@ const flushStreamEvents = () => new Promise<void>((resolve) => setImmediate(reso
 
 describe('NodeBodyStream (decision 0205): a default reader’s behaviour without a WHATWG ReadableStream', () => {
   it('coalesces what arrived while nobody read into one chunk; bytes left at the end come before done', async () => {
-    const { source, body, calls, settled } = createBody();
+    const { source, body, calls } = createBody();
     const reader = body.getReader();
     source.write('data: 1\n\n');
     source.write('data: 2\n\n');
-    source.complete = true;
     source.end('data: 3\n\n');
     await flushStreamEvents();
-    expect(settled()).toBe(1);
     const first = await reader.read();
     expect(first.done).toBe(false);
     expect(Buffer.from(first.value!).toString()).toBe('data: 1\n\ndata: 2\n\ndata: 3\n\n');
@@ -41,7 +37,6 @@ describe('NodeBodyStream (decision 0205): a default reader’s behaviour without
     source.write('data: 1\n\n');
     expect(Buffer.from((await pending).value!).toString()).toBe('data: 1\n\n');
     const next = reader.read();
-    source.complete = true;
     source.end();
     expect(await next).toEqual({ done: true, value: undefined });
   });
@@ -60,19 +55,28 @@ describe('NodeBodyStream (decision 0205): a default reader’s behaviour without
     expect(await reader.read().catch((error: unknown) => error)).toBe(thrown);
   });
 
-  it('an abort errors a pending read with the signal’s reason at once, dropping queued bytes', async () => {
+  it('an abort (undici destroys the body with the reason) errors the next read with the signal’s reason, dropping queued bytes', async () => {
     const controller = new AbortController();
     const { source, body } = createBody(controller.signal);
     const reader = body.getReader();
     source.write('data: 1\n\n');
     await flushStreamEvents();
     controller.abort('stop');
-    body.abort();
+    source.destroy(new Error('stop'));
+    await flushStreamEvents();
     expect(await reader.read().catch((error: unknown) => error)).toBe('stop');
   });
 
+  it('a body closed before its end without an error is cut ("terminated"), not done', async () => {
+    const { source, body } = createBody();
+    const reader = body.getReader();
+    const pending = reader.read().catch((error: unknown) => error);
+    source.destroy();
+    expect(await pending).toMatchObject({ message: 'terminated', cause: { code: 'UND_ERR_SOCKET' } });
+  });
+
   it('one reader at a time; cancel ends pending reads and destroys the response', async () => {
-    const { source, body, settled } = createBody();
+    const { source, body } = createBody();
     const reader = body.getReader();
     expect(body.locked).toBe(true);
     expect(() => body.getReader()).toThrow(TypeError);
@@ -80,7 +84,6 @@ describe('NodeBodyStream (decision 0205): a default reader’s behaviour without
     await reader.cancel();
     expect(await pending).toEqual({ done: true, value: undefined });
     expect(source.destroyed).toBe(true);
-    expect(settled()).toBe(1);
     reader.releaseLock();
     expect(body.locked).toBe(false);
     expect(await body.getReader().read()).toEqual({ done: true, value: undefined });

@@ -1,11 +1,11 @@
 import type { ByteStream, ByteStreamReader } from '@turnguard/core';
 
 /**
- * The response a body belongs to: node:http's IncomingMessage, or the lean
- * HTTP/1.1 client's body (http1-exchange.ts). `close` before `complete` is a cut.
+ * The response body a stream reads (undici's BodyReadable, a node Readable):
+ * `close` before it ended is a cut.
  */
 export interface BodyMessage {
-  readonly complete: boolean;
+  readonly readableEnded: boolean;
   once(event: 'close', listener: () => void): unknown;
   destroy(): unknown;
 }
@@ -76,7 +76,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   readonly #response: BodyMessage;
   readonly #source: BodySource;
   readonly #signal: AbortSignal;
-  readonly #onSettled: () => void;
   #settled = false;
   /** No more bytes will arrive: the body ended (queued bytes still go out first) or was cancelled. */
   #ended = false;
@@ -89,17 +88,16 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   #error: { error: unknown } | undefined;
   #tap: BodyReadTap | undefined;
 
-  constructor(response: BodyMessage, source: BodySource, signal: AbortSignal, onSettled: () => void) {
+  constructor(response: BodyMessage, source: BodySource, signal: AbortSignal) {
     this.#response = response;
     this.#source = source;
     this.#signal = signal;
-    this.#onSettled = onSettled;
     source.on('data', (chunk: Buffer) => this.#onData(chunk));
     source.once('end', () => this.#onEnd());
     source.on('error', (error) => this.#fail(signal.aborted ? createAbortError(signal) : createTerminatedError(error), signal.aborted));
     // A 'close' before the body completed: the upstream dropped the connection mid-body.
     response.once('close', () => {
-      if (!response.complete) this.#fail(signal.aborted ? createAbortError(this.#signal) : createTerminatedError(undefined), signal.aborted);
+      if (!response.readableEnded) this.#fail(signal.aborted ? createAbortError(this.#signal) : createTerminatedError(undefined), signal.aborted);
     });
   }
 
@@ -110,11 +108,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   /** Reports every read and every chunk to `tap` from now on (set before the first read). */
   setTap(tap: BodyReadTap): void {
     this.#tap = tap;
-  }
-
-  /** Errors the body with the abort reason at once (called by the request's one abort listener). */
-  abort(): void {
-    this.#fail(createAbortError(this.#signal), true);
   }
 
   getReader(): ByteStreamReader {
@@ -191,7 +184,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   #settle(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    this.#onSettled();
     return true;
   }
 
