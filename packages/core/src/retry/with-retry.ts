@@ -1,4 +1,5 @@
 import { TurnError } from '../errors/turn-error.js';
+import type { RefreshCredentialsHook } from './refreshed-credentials.js';
 import { classifyThrownError } from '../errors/classify-thrown-error.js';
 import { createAbortedError } from '../errors/create-aborted-error.js';
 import { DEFAULT_INITIAL_DELAY_MS, DEFAULT_JITTER_RATIO, DEFAULT_MAX_DELAY_MS, ExponentialBackoff } from './backoff.js';
@@ -59,8 +60,8 @@ export interface RetryOptions {
   onRetry?: (event: RetryEvent) => void;
   /** R1.11: called at least every `heartbeatIntervalMs` (30 s) during any wait, whenever given. */
   onHeartbeat?: (event: HeartbeatEvent) => void;
-  /** R1.7 */
-  refreshCredentials?: () => Promise<void>;
+  /** R1.7: called once after an auth failure; may return the new credentials (runTurn sends them from then on). */
+  refreshCredentials?: RefreshCredentialsHook;
   /** R1.9: set → FallbackSignal after 3 consecutive overloads. */
   fallbackModel?: string;
   /** R1.11 */
