@@ -62,7 +62,11 @@ describe('Chat typed content parts (issue 18, R7.2)', () => {
 
   it('re-encodes the decoded stream as Chat SSE that decodes to the same text and reasoning', async () => {
     const decoded = decodeChatStream(streamOfChunks([MISTRAL_STREAM]));
-    const reEncoded = await new Response(encodeChatStream(decoded)).text();
+    // `stream-end` is the decoder's own closing item, not a TurnEvent the encoder takes.
+    const turnEvents = (async function* () {
+      for await (const event of decoded) if (event.type !== 'stream-end') yield event;
+    })();
+    const reEncoded = await new Response(encodeChatStream(turnEvents)).text();
     const events = await collectEvents(decodeChatStream(streamOfChunks([reEncoded])));
     expect(joined(events, 'reasoning-delta')).toBe(REASONING);
     expect(joined(events, 'text-delta')).toBe(TEXT);

@@ -30,7 +30,12 @@ export interface AttemptContext {
 
 /** R1.5: one per retry, emitted before the wait. */
 export interface RetryEvent {
-  /** The attempt number of the try about to happen (1 for the first retry). */
+  /** Which retry this is: 1 for the first (decision 0262). Not a segment: samples' `attempt` is the segment (0/1, R6.1). */
+  retryNumber: number;
+  /**
+   * The same number as `retryNumber`.
+   * @deprecated "attempt" names the segment in stats samples; read `retryNumber` (issue 18, decision 0262).
+   */
   attempt: number;
   delayMs: number;
   kind: string;
@@ -125,6 +130,7 @@ export async function withRetry<T>(
 
     const nextAttemptId = createAttemptId();
     emitRetry(options.onRetry, {
+      retryNumber: attempt + 1,
       attempt: attempt + 1,
       delayMs: plan.delayMs,
       kind: error.kind,
