@@ -1,7 +1,7 @@
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
-import type { UpstreamTarget } from '@turnguard/core';
+import { resolveEndpointUrl, type UpstreamTarget } from '@turnguard/core';
 
-/** The HTTP request for a Chat body: `POST {baseUrl}/chat/completions` with a bearer key (openai-node client.ts). */
+/** The HTTP request for a Chat body: `POST {baseUrl, with or without /v1}/chat/completions` with a bearer key (openai-node client.ts; decision 0260). */
 export function buildChatHttpRequest(
   native: ChatCompletionCreateParams,
   target: UpstreamTarget,
@@ -13,7 +13,7 @@ export function buildChatHttpRequest(
   if (target.apiKey !== undefined && target.apiKey !== '') headers.authorization = `Bearer ${target.apiKey}`;
   for (const [name, value] of Object.entries(target.headers ?? {})) headers[name.toLowerCase()] = value;
   return {
-    url: `${target.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+    url: resolveEndpointUrl(target.baseUrl, '/chat/completions'),
     headers,
     body: JSON.stringify(native),
   };

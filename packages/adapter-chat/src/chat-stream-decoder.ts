@@ -1,6 +1,7 @@
 import { decodeSseStream, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
+import { readTypedContentPart } from './chat-content-parts.js';
 import { ChatToolCallAssembler } from './chat-tool-call-assembler.js';
 import { classifyChatStreamError } from './classify-chat-error.js';
 import { convertChatUsage } from './convert-chat-usage.js';
@@ -167,7 +168,11 @@ export class ChatChunkDecoder {
   private pushDeltaEvents(delta: Record<string, unknown>, events: DecodedStreamEvent[]): void {
     const reasoning = readReasoningText(delta.reasoning_content ?? delta.reasoning);
     if (reasoning !== '') this.appendToBlock('reasoning', reasoning, events);
-    if (typeof delta.content === 'string' && delta.content !== '') this.appendToBlock('text', delta.content, events);
+    if (typeof delta.content === 'string') {
+      if (delta.content !== '') this.appendToBlock('text', delta.content, events);
+    } else if (Array.isArray(delta.content)) {
+      this.pushTypedContentEvents(delta.content, events);
+    }
     // A refusal is model output the host must see; the neutral events carry it as text.
     if (typeof delta.refusal === 'string' && delta.refusal !== '') this.appendToBlock('text', delta.refusal, events);
     if (Array.isArray(delta.tool_calls)) {
@@ -177,6 +182,14 @@ export class ChatChunkDecoder {
         // A starting tool call ends the open text/reasoning block first (rare: splice is fine here).
         if (startedCall && this.openBlock !== undefined) events.splice(firstToolEvent, 0, this.takeBlockEnd(this.openBlock));
       }
+    }
+  }
+
+  /** Typed content parts (Mistral's text / thinking chunks), in their order; other part types carry nothing we show. */
+  private pushTypedContentEvents(parts: unknown[], events: DecodedStreamEvent[]): void {
+    for (const part of parts) {
+      const piece = readTypedContentPart(part);
+      if (piece !== undefined && piece.text !== '') this.appendToBlock(piece.kind, piece.text, events);
     }
   }
 

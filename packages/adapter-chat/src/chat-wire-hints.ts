@@ -35,6 +35,8 @@ export interface ChatPartHints {
   innerExtras?: Record<string, unknown>;
   /** The tool call was a `custom` (free-form input) call. */
   customToolCall?: boolean;
+  /** A reasoning part read from a typed `{type:"thinking"}` content part: its native `thinking` and the text it held. */
+  thinkingPart?: { thinking: unknown; text: string };
   /** The tool call had no `type` field. */
   typeAbsent?: boolean;
 }

@@ -35,6 +35,21 @@ describe('classifyChatError (R7.4)', () => {
     expect(error).toMatchObject({ kind: 'refused_region', code: 'REFUSED_REGION', retryable: false, status: 403 });
   });
 
+  it('media too large or of an unsupported format → media_too_large, not retried (issue 18, R3.6)', () => {
+    const cases: Array<[number, string]> = [
+      [400, openAiError('Image too large.', 'invalid_request_error', 'image_too_large')],
+      [400, openAiError('Image file too large.', 'invalid_request_error', 'image_file_too_large')],
+      [400, openAiError("You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp'].", 'invalid_request_error', 'invalid_image_format')],
+      [413, '<html><body>413 Request Entity Too Large</body></html>'],
+      [400, JSON.stringify({ error: { message: 'messages.3.content.1.image.source.base64: image exceeds 5 MB maximum: 7340032 bytes > 5242880 bytes', code: 400 } })],
+      [400, JSON.stringify({ error: { message: 'messages.12.content.1.image.source.base64.data: At least one of the image dimensions exceed max allowed size: 8000 pixels', code: 'invalid_request_body' } })],
+    ];
+    for (const [status, body] of cases) {
+      expect(classifyChatError(status, new Headers(), body), body).toMatchObject({ kind: 'media_too_large', code: 'MEDIA_TOO_LARGE', retryable: false, status });
+    }
+    expect(classifyChatError(400, new Headers(), openAiError('Invalid value for messages.', 'invalid_request_error', null)).kind).toBe('invalid_request');
+  });
+
   it('a body that is not JSON is still a typed error with its status', () => {
     const error = classifyChatError(502, new Headers(), '<html><body>Bad Gateway</body></html>');
     expect(TurnError.isInstance(error)).toBe(true);

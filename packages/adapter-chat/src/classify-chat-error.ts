@@ -38,7 +38,8 @@ export function classifyChatStreamError(payload: unknown): TurnError {
 
 /** Provider shapes that outrank the status (wire-formats §4.4, §4.2). */
 function refineChatError(base: TurnError, errorObject: Record<string, unknown> | undefined): TurnError {
-  if (errorObject === undefined) return base;
+  // A 413 often comes from a proxy in front of the server, with an HTML body.
+  if (errorObject === undefined) return base.status === 413 ? asMediaTooLarge(base) : base;
   const code = typeof errorObject.code === 'string' ? errorObject.code : '';
   const type = typeof errorObject.type === 'string' ? errorObject.type : '';
   const message = typeof errorObject.message === 'string' ? errorObject.message : '';
@@ -58,10 +59,32 @@ function refineChatError(base: TurnError, errorObject: Record<string, unknown> |
   if (code === 'unsupported_country_region_territory' || /country, region,? or territory not supported/i.test(message)) {
     return base.with({ kind: 'refused_region', code: 'REFUSED_REGION', retryable: false });
   }
+  if (isMediaTooLarge(base.status, code, message)) return asMediaTooLarge(base);
   if (code === 'insufficient_quota' || type === 'insufficient_quota') {
     return base.with({ code: 'INSUFFICIENT_QUOTA' });
   }
   return base;
+}
+
+/** OpenAI's image error codes (the Responses adapter maps the same ones) and an unsupported image format. */
+const MEDIA_ERROR_CODES = new Set(['image_too_large', 'image_file_too_large', 'invalid_image_format']);
+
+/**
+ * Media the upstream refuses for its size or format (R3.6: the agent loop then
+ * strips images and compacts). A 413 (the body was too large: a gateway or
+ * proxy in front of a compatible server); OpenAI's codes; and the wording of
+ * Chat-compatible proxies in front of Anthropic models (OpenRouter, Copilot:
+ * "image exceeds 5 MB maximum", "image dimensions exceed max allowed size",
+ * as in anthropics/claude-code#3334, #4778, microsoft/vscode#280486) and
+ * OpenAI's "You uploaded an unsupported image".
+ */
+function isMediaTooLarge(status: number | undefined, code: string, message: string): boolean {
+  if (status === 413 || MEDIA_ERROR_CODES.has(code)) return true;
+  return /image exceeds \d+ ?MB maximum|image dimensions exceed max allowed size|uploaded an unsupported image/i.test(message);
+}
+
+function asMediaTooLarge(base: TurnError): TurnError {
+  return base.with({ kind: 'media_too_large', code: 'MEDIA_TOO_LARGE', retryable: false });
 }
 
 function kindOfStatus(status: number): ErrorKind {

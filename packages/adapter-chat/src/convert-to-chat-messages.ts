@@ -9,6 +9,7 @@ import type {
   AssistantMessage,
   ImagePart,
   Message,
+  ReasoningPart,
   SystemMessage,
   TextPart,
   ToolCallPart,
@@ -136,7 +137,10 @@ function convertAssistantMessage(
   const { hints, nativeFields } = splitProviderFields<ChatMessageHints>(message.providerFields);
   const textParts = message.content.filter((part): part is TextPart => part.type === 'text');
   const toolCalls = message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
-  const reasoningParts = message.content.filter((part) => part.type === 'reasoning');
+  // Reasoning read from typed thinking content parts goes back inside `content`, not in the reasoning field.
+  const reasoningParts = message.content.filter(
+    (part): part is ReasoningPart => part.type === 'reasoning' && !isThinkingContentPart(part),
+  );
   const text = textParts.map((part) => part.text).join('');
   const reasoning = reasoningParts.map((part) => part.text).join('');
   const parsedFromWire = message.providerFields !== undefined && hints.contentForm !== undefined;
@@ -148,7 +152,7 @@ function convertAssistantMessage(
   const native: Record<string, unknown> = { ...nativeFields, role: 'assistant' };
   const form = hints.contentForm;
   if (form === 'array') {
-    native.content = insertOpaqueParts(textParts.map(convertTextPart), hints.opaqueParts);
+    native.content = insertOpaqueParts(message.content.flatMap(convertAssistantContentPart), hints.opaqueParts);
   } else if (form === 'string') {
     native.content = text;
   } else if (form === 'null') {
@@ -164,6 +168,21 @@ function convertAssistantMessage(
 
   if (toolCalls.length > 0) native.tool_calls = toolCalls.map(convertToolCallPart);
   return native as unknown as ChatCompletionAssistantMessageParam;
+}
+
+/** The parts an array `content` is built from, in order: text parts and typed thinking parts. */
+function convertAssistantContentPart(part: AssistantMessage['content'][number]): unknown[] {
+  if (part.type === 'text') return [convertTextPart(part)];
+  if (part.type !== 'reasoning' || !isThinkingContentPart(part)) return [];
+  const { hints, nativeFields } = splitProviderFields<ChatPartHints>(part.providerFields);
+  const original = hints.thinkingPart!;
+  // An edited text cannot keep the original chunking: it goes back as one text chunk (Mistral's shape).
+  const thinking = original.text === part.text ? original.thinking : [{ type: 'text', text: part.text }];
+  return [{ ...nativeFields, type: 'thinking', thinking }];
+}
+
+function isThinkingContentPart(part: ReasoningPart): boolean {
+  return splitProviderFields<ChatPartHints>(part.providerFields).hints.thinkingPart !== undefined;
 }
 
 function convertToolCallPart(part: ToolCallPart): ChatCompletionMessageToolCall {

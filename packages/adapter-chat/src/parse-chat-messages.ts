@@ -8,6 +8,7 @@ import type {
   ToolMessage,
 } from '@turnguard/core';
 import { TurnError } from '@turnguard/core';
+import { readThinkingText } from './chat-content-parts.js';
 import {
   isRecord,
   joinProviderFields,
@@ -54,7 +55,8 @@ function parseChatMessage(message: unknown, index: number): Message {
 }
 
 function parseAssistantMessage(message: Record<string, unknown>, index: number): AssistantMessage {
-  const { parts, hints } = parseContent(message.content, ['text']);
+  // Assistant content may hold typed thinking parts (Mistral's reasoning models, issue 18).
+  const { parts, hints } = parseContent(message.content, ['text', 'thinking']);
   const content: AssistantMessage['content'] = [];
   const known = ['role', 'content', 'tool_calls'];
 
@@ -70,7 +72,7 @@ function parseAssistantMessage(message: Record<string, unknown>, index: number):
     content.push(reasoning);
     known.push(reasoningField);
   }
-  content.push(...(parts as TextPart[]));
+  content.push(...(parts as Array<TextPart | ReasoningPart>));
 
   if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     content.push(...message.tool_calls.map((call, callIndex) => parseToolCall(call, index, callIndex)));
@@ -112,10 +114,12 @@ function parseToolMessage(message: Record<string, unknown>, index: number): Tool
 }
 
 /** Native `content` → neutral parts; parts of other types are kept, by position, as opaque hints. */
+type ModelledPartType = 'text' | 'image_url' | 'thinking';
+
 function parseContent(
   content: unknown,
-  modelledTypes: ReadonlyArray<'text' | 'image_url'>,
-): { parts: Array<TextPart | ImagePart>; hints: ChatMessageHints } {
+  modelledTypes: ReadonlyArray<ModelledPartType>,
+): { parts: Array<TextPart | ImagePart | ReasoningPart>; hints: ChatMessageHints } {
   if (typeof content === 'string') {
     return { parts: [{ type: 'text', text: content }], hints: { contentForm: 'string' } };
   }
@@ -123,7 +127,7 @@ function parseContent(
     const contentForm: ChatContentForm = content === null ? 'null' : 'absent';
     return { parts: [], hints: { contentForm } };
   }
-  const parts: Array<TextPart | ImagePart> = [];
+  const parts: Array<TextPart | ImagePart | ReasoningPart> = [];
   const opaqueParts: OpaqueContentPart[] = [];
   content.forEach((part, index) => {
     const parsed = isRecord(part) ? parseContentPart(part, modelledTypes) : undefined;
@@ -135,8 +139,9 @@ function parseContent(
 
 function parseContentPart(
   part: Record<string, unknown>,
-  modelledTypes: ReadonlyArray<'text' | 'image_url'>,
-): TextPart | ImagePart | undefined {
+  modelledTypes: ReadonlyArray<ModelledPartType>,
+): TextPart | ImagePart | ReasoningPart | undefined {
+  if (part.type === 'thinking' && modelledTypes.includes('thinking')) return parseThinkingPart(part);
   if (part.type === 'text' && modelledTypes.includes('text') && typeof part.text === 'string') {
     const providerFields = joinProviderFields(omitKeys(part, ['type', 'text']), {});
     return providerFields === undefined ? { type: 'text', text: part.text } : { type: 'text', text: part.text, providerFields };
@@ -150,6 +155,14 @@ function parseContentPart(
     return providerFields === undefined ? image : { ...image, providerFields };
   }
   return undefined;
+}
+
+/** `{type:"thinking", thinking}` → reasoning; the native `thinking` value is kept so an unedited part goes back verbatim. */
+function parseThinkingPart(part: Record<string, unknown>): ReasoningPart | undefined {
+  const text = readThinkingText(part.thinking);
+  if (text === undefined) return undefined;
+  const hints: ChatPartHints = { thinkingPart: { thinking: part.thinking, text } };
+  return { type: 'reasoning', text, providerFields: joinProviderFields(omitKeys(part, ['type', 'thinking']), hints) };
 }
 
 /** A base64 data URL becomes base64 (so capacity estimates can skip it, R4.7); anything else stays a URL. */

@@ -1,15 +1,15 @@
-import type { UpstreamTarget } from '@turnguard/core';
+import { resolveEndpointUrl, type UpstreamTarget } from '@turnguard/core';
 import type { MessageCreateParams } from './messages-types.js';
 
 /** The API version every Messages request names (anthropic-sdk-typescript sends the same). */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
 /**
- * The HTTP request for a native body. `target.baseUrl` does NOT include
- * `/v1`: it is what `new Anthropic({ baseURL })` takes (default
- * `https://api.anthropic.com`; the SDK posts to `baseURL + '/v1/messages'`,
- * src/resources/messages/messages.ts), so one value configures both. A
- * trailing slash is ignored. See docs/decisions/0041.
+ * The HTTP request for a native body. `target.baseUrl` may be given with or
+ * without `/v1` (core's `resolveEndpointUrl`, decision 0260): what
+ * `new Anthropic({ baseURL })` takes (default `https://api.anthropic.com`; the
+ * SDK posts to `baseURL + '/v1/messages'`) works, and so does `…/v1`, which
+ * used to post to `/v1/v1/messages`. A trailing slash is ignored.
  *
  * Extra headers from the target come last (beta flags, session ids), but
  * cannot blank the credential or version. The body is sent as given.
@@ -18,7 +18,7 @@ export function buildMessagesHttpRequest(
   native: MessageCreateParams,
   target: UpstreamTarget,
 ): { url: string; headers: Record<string, string>; body: string } {
-  const url = `${target.baseUrl.replace(/\/+$/, '')}/v1/messages`;
+  const url = resolveEndpointUrl(target.baseUrl, '/messages');
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: native.stream === true ? 'text/event-stream' : 'application/json',

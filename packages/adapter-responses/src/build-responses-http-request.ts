@@ -1,8 +1,8 @@
-import type { UpstreamTarget } from '@turnguard/core';
+import { resolveEndpointUrl, type UpstreamTarget } from '@turnguard/core';
 import type { ResponseCreateParams } from 'openai/resources/responses/responses';
 
 /**
- * The HTTP request for a Responses body: `POST {baseUrl}/responses` with a
+ * The HTTP request for a Responses body: `POST {baseUrl, with or without /v1}/responses` (decision 0260) with a
  * bearer key (openai-node `client.ts` `authHeaders`). Target headers are applied
  * last so a host can override any of ours. Pure: the caller does the I/O.
  */
@@ -10,7 +10,7 @@ export function buildResponsesHttpRequest(
   native: ResponseCreateParams,
   target: UpstreamTarget,
 ): { url: string; headers: Record<string, string>; body: string } {
-  const url = `${target.baseUrl.replace(/\/+$/, '')}/responses`;
+  const url = resolveEndpointUrl(target.baseUrl, '/responses');
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: native.stream === true ? 'text/event-stream' : 'application/json',

@@ -2,6 +2,7 @@ import { RecordTemplate, TemplateLearningBudget, TurnError, type DecodedStreamEv
 import { classifyResponsesStreamError } from './classify-responses-error.js';
 import { convertResponsesUsage } from './convert-responses-usage.js';
 import { mapResponsesFinishReason } from './map-responses-finish-reason.js';
+import { OutputItemIds } from './output-item-ids.js';
 import { isJsonObject, readNumber, readString, type JsonObject } from './native-json.js';
 
 /**
@@ -62,6 +63,8 @@ export class ResponsesStreamEventMapper {
   private readonly openTexts = new Map<string, SentText>();
   /** Open reasoning blocks by item id (the value is unused; the text itself is not kept). */
   private readonly openReasonings = new Map<string, string>();
+  /** Stable item ids keyed by `output_index`, so a rotated or missing `item_id` changes nothing. */
+  private readonly itemIds = new OutputItemIds();
   /** Tool calls by item id (deltas carry `item_id`, not `call_id`: wire-formats §3.2). */
   private readonly toolCalls = new Map<string, ToolCallState>();
   /** The stream's repetitive delta record, so its next ones skip JSON.parse (decision 0201). */
@@ -124,7 +127,7 @@ export class ResponsesStreamEventMapper {
       readValue: (probed) => (isJsonObject(probed) ? probed.delta : undefined),
     });
     if (template === undefined) return;
-    this.deltaTemplate = { template, kind, id: kind === 'text' ? readTextId(payload) : readString(payload.item_id) };
+    this.deltaTemplate = { template, kind, id: kind === 'text' ? this.itemIds.textId(payload) : this.itemIds.itemId(payload, payload.item_id) };
   }
 
   /** What `pushEventEvents` does for a delta record of `kind` (the same calls, the same arguments). */
@@ -147,13 +150,13 @@ export class ResponsesStreamEventMapper {
     switch (type) {
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        return this.pushText(readTextId(event), readString(event.delta) ?? '', events);
+        return this.pushText(this.itemIds.textId(event), readString(event.delta) ?? '', events);
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
-        return this.pushReasoning(readString(event.item_id), readString(event.delta) ?? '', events);
+        return this.pushReasoning(this.itemIds.itemId(event, event.item_id), readString(event.delta) ?? '', events);
       case 'response.function_call_arguments.delta':
       case 'response.custom_tool_call_input.delta':
-        return this.pushToolInput(readString(event.item_id), readString(event.delta) ?? '', events);
+        return this.pushToolInput(this.itemIds.itemId(event, event.item_id), readString(event.delta) ?? '', events);
       // The terminal events (SPEC "terminal frame"). `response.done` is sent by
       // the ChatGPT/Codex backend instead (wire-formats §3.3, 3rd-party). A lone
       // `error` event is NOT terminal: real streams follow it with
@@ -169,26 +172,26 @@ export class ResponsesStreamEventMapper {
       case 'response.queued':
         return this.pushResponseMetadata(event.response, events);
       case 'response.output_item.added':
-        return this.pushItemAdded(event.item, events);
+        return this.pushItemAdded(event, events);
       case 'response.output_item.done':
-        return this.pushItemDone(event.item, events);
+        return this.pushItemDone(event, events);
       case 'response.content_part.added':
-        if (isJsonObject(event.part) && event.part.type === 'output_text') this.pushTextStart(readTextId(event), events);
+        if (isJsonObject(event.part) && event.part.type === 'output_text') this.pushTextStart(this.itemIds.textId(event), events);
         return;
       case 'response.content_part.done':
-        return this.pushTextEnd(readTextId(event), events);
+        return this.pushTextEnd(this.itemIds.textId(event), events);
       case 'response.output_text.done':
-        return this.pushTextRest(readTextId(event), readString(event.text), events);
+        return this.pushTextRest(this.itemIds.textId(event), readString(event.text), events);
       case 'response.refusal.done':
-        return this.pushTextRest(readTextId(event), readString(event.refusal), events);
+        return this.pushTextRest(this.itemIds.textId(event), readString(event.refusal), events);
       case 'response.reasoning_summary_part.added':
         // Summary parts of one reasoning item are joined with a blank line into one block.
-        if ((readNumber(event.summary_index) ?? 0) > 0) this.pushReasoning(readString(event.item_id), '\n\n', events);
+        if ((readNumber(event.summary_index) ?? 0) > 0) this.pushReasoning(this.itemIds.itemId(event, event.item_id), '\n\n', events);
         return;
       case 'response.function_call_arguments.done':
-        return this.pushToolCallEnd(readString(event.item_id), readString(event.arguments), events);
+        return this.pushToolCallEnd(this.itemIds.itemId(event, event.item_id), readString(event.arguments), events);
       case 'response.custom_tool_call_input.done':
-        return this.pushToolCallEnd(readString(event.item_id), readString(event.input), events);
+        return this.pushToolCallEnd(this.itemIds.itemId(event, event.item_id), readString(event.input), events);
       case 'error':
         this.errorEmitted = true;
         events.push({ type: 'error', error: classifyResponsesStreamError(event, 'error-event') });
@@ -218,9 +221,10 @@ export class ResponsesStreamEventMapper {
     });
   }
 
-  private pushItemAdded(item: unknown, events: DecodedStreamEvent[]): void {
+  private pushItemAdded(event: JsonObject, events: DecodedStreamEvent[]): void {
+    const item = event.item;
     if (!isJsonObject(item)) return;
-    const itemId = readString(item.id);
+    const itemId = this.itemIds.itemId(event, item.id);
     if (itemId === undefined) return;
     if (item.type === 'reasoning') {
       if (this.openReasonings.has(itemId)) return;
@@ -239,9 +243,10 @@ export class ResponsesStreamEventMapper {
     }
   }
 
-  private pushItemDone(item: unknown, events: DecodedStreamEvent[]): void {
+  private pushItemDone(event: JsonObject, events: DecodedStreamEvent[]): void {
+    const item = event.item;
     if (!isJsonObject(item)) return;
-    const itemId = readString(item.id);
+    const itemId = this.itemIds.itemId(event, item.id);
     if (itemId === undefined) return;
     if (item.type === 'message') {
       // Deleting the entry being visited is safe in a Map's for…of.
@@ -365,14 +370,6 @@ export class ResponsesStreamEventMapper {
       }),
     };
   }
-}
-
-/** Text block id: the message item id, suffixed by the content index past the first part. */
-function readTextId(event: JsonObject): string | undefined {
-  const itemId = readString(event.item_id);
-  if (itemId === undefined) return undefined;
-  const contentIndex = readNumber(event.content_index) ?? 0;
-  return contentIndex === 0 ? itemId : `${itemId}:${contentIndex}`;
 }
 
 function statusOfTerminal(type: string): string | undefined {

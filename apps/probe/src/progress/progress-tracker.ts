@@ -60,7 +60,7 @@ export class ProgressTracker {
         this.retries += 1;
         this.retryWaitMs += event.delayMs;
         this.#closeSegment();
-        this.#onNotice(`retry ${event.attempt}: ${event.code}${event.status === undefined ? '' : ` (HTTP ${event.status})`}, waiting ${event.delayMs} ms`);
+        this.#onNotice(`retry ${event.retryNumber ?? event.attempt}: ${event.code}${event.status === undefined ? '' : ` (HTTP ${event.status})`}, waiting ${event.delayMs} ms`);
         this.#openSegment('retry');
         this.#setPhase('waiting to retry');
         return;

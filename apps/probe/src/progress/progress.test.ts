@@ -6,6 +6,7 @@ import { ProgressTracker, type ObservedEvent } from './progress-tracker.js';
 
 const retry = (attempt: number, delayMs: number): ObservedEvent => ({
   type: 'retry',
+  retryNumber: attempt,
   attempt,
   delayMs,
   kind: 'rate_limit',

@@ -12,7 +12,7 @@ export type Protocol = (typeof PROTOCOLS)[number];
 
 /** Where and how to send a native request. */
 export interface UpstreamTarget {
-  /** e.g. `https://api.openai.com/v1` — the adapter appends its own path. */
+  /** e.g. `https://api.openai.com/v1` or `https://api.anthropic.com`, with or without `/v1` (`resolveEndpointUrl`, decision 0260). */
   baseUrl: string;
   apiKey?: string;
   /** Extra headers (session ids, beta flags…). */

@@ -6,3 +6,4 @@ export { createAbortedError } from './create-aborted-error.js';
 export { HttpErrorResponse, readHttpErrorBody } from './http-error-response.js';
 export { toAssistantErrorMessage } from './to-assistant-error-message.js';
 export { describePairingAround, findUnpairedToolCalls, findOrphanToolResults } from './pairing-diagnostic.js';
+export { attachPairingDiagnostic, readPairingRejection, readPairingTokens } from './attach-pairing-diagnostic.js';

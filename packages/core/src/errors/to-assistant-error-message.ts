@@ -1,4 +1,5 @@
 import type { AssistantMessage } from '../types/message.js';
+import { readPairingTokens } from './attach-pairing-diagnostic.js';
 import type { ErrorKind } from './error-kind.js';
 import type { TurnError } from './turn-error.js';
 
@@ -36,6 +37,9 @@ function describeErrorForPerson(error: TurnError): string {
   if (error.kind === 'max_output_tokens' && typeof error.details['continuations'] === 'number') {
     return 'API Error: The response repeatedly exceeded the output token limit.';
   }
+  // R2.3: the shape around a rejected tool pairing, as role:type:id tokens (never content).
+  const pairing = readPairingTokens(error);
+  if (pairing !== undefined && pairing.length > 0) return `${base} Tool use/result pairing around the rejected id: ${pairing.join(' ')}`;
   return base;
 }
 
@@ -87,6 +91,8 @@ function describeSafeDetails(error: TurnError): string {
     const isSafeValue = (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
     if (isSafeValue && SAFE_DETAIL_KEY.test(key)) facts.push(`${key}=${String(value)}`);
   }
+  const pairing = readPairingTokens(error);
+  if (pairing !== undefined) facts.push(`pairing=[${pairing.join(' ')}]`);
   return facts.join(', ');
 }
 

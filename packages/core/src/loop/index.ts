@@ -13,6 +13,7 @@ export {
   describeModelFallback,
 } from './loop-messages.js';
 export { CONSUMER_STOPPED_REASON } from './create-agent-loop-run.js';
+export type { DeprecatedOptionWarning } from './deprecated-options.js';
 export { normalizeOutgoingMessages } from './normalize-outgoing-messages.js';
 export { stripModelBoundReasoning, stripImages } from './strip-messages.js';
 export type {

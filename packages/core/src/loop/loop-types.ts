@@ -1,4 +1,6 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import type { DeprecatedOptionWarning } from './deprecated-options.js';
+import type { RefreshCredentialsHook } from '../retry/refreshed-credentials.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { RetryOptions } from '../retry/with-retry.js';
 import type { ToolErrorReport } from '../tools/execute-tool.js';
@@ -90,7 +92,9 @@ export type AgentLoopEvent =
   | { type: 'message'; messageId: string; message: Message }
   | { type: 'tool-result'; result: ToolResultPart }
   | { type: 'transition'; transition: Transition }
-  | { type: 'terminal'; terminal: LoopTerminal };
+  | { type: 'terminal'; terminal: LoopTerminal }
+  /** A deprecated option was given (issue 18): the loop still honours it. */
+  | DeprecatedOptionWarning;
 
 export interface AgentLoopResult {
   terminal: LoopTerminal;
@@ -119,9 +123,15 @@ export interface AgentLoopHooks {
   compact?: (context: LoopHookContext & { cause: 'prompt_too_long' | 'media_too_large' }) => Promise<Message[] | undefined>;
   /** Stop hooks: run when the model completed normally, never after an API error (R3.11). Returned messages continue the loop. */
   onStop?: (context: LoopHookContext) => Promise<{ continueWith: Message[] } | undefined | void>;
-  /** R1.7, passed to the retry layer. */
-  refreshCredentials?: () => Promise<void>;
-  /** R1.9 / R3.9: the model to switch to after repeated overloads. */
+  /**
+   * R1.7, passed to the retry layer; may return the new credentials.
+   * @deprecated Use `retry.refreshCredentials` (one spelling per option, issue 18).
+   */
+  refreshCredentials?: RefreshCredentialsHook;
+  /**
+   * R1.9 / R3.9: the model to switch to after repeated overloads.
+   * @deprecated Use `retry.fallbackModel` (one spelling per option, issue 18).
+   */
   fallbackModel?: string;
 }
 

@@ -1,5 +1,6 @@
 import { runTurn } from '../turn/run-turn.js';
 import { agentLoop, createInitialState } from './agent-loop.js';
+import { describeDeprecatedHooks, withLeadingEvents } from './deprecated-options.js';
 import { CONSUMER_STOPPED_REASON, createAgentLoopRun } from './create-agent-loop-run.js';
 import type { LoopContext } from './loop-context.js';
 import { DEFAULT_ESCALATED_MAX_OUTPUT_TOKENS } from './loop-messages.js';
@@ -79,7 +80,7 @@ export function runAgentLoop<Native extends object>(options: RunAgentLoopOptions
     state: createInitialState([...options.prompt.messages]),
   };
   return createAgentLoopRun({
-    start: () => agentLoop(context),
+    start: () => withLeadingEvents(describeDeprecatedHooks(context.hooks), agentLoop(context)),
     stop: () => stopController.abort(CONSUMER_STOPPED_REASON),
     describeCrash: (error) => {
       const terminal = { reason: 'model_error' as const, error, finishReason: undefined };

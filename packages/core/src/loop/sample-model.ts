@@ -24,7 +24,7 @@ export type SampleOutcome =
 /** The fallback model the retry layer may signal for (R1.9), until one switch happened (R3.9). */
 export function pickFallbackModel<Native extends object>(context: LoopContext<Native>): string | undefined {
   if (context.fallbackUsed) return undefined;
-  const fallback = context.hooks.fallbackModel ?? context.retry.fallbackModel;
+  const fallback = context.retry.fallbackModel ?? context.hooks.fallbackModel;
   return fallback === context.model ? undefined : fallback;
 }
 
@@ -64,7 +64,7 @@ export async function* sampleModel<Native extends object>(
   const retry: RetryOptions = {
     ...context.retry,
     fallbackModel: pickFallbackModel(context),
-    refreshCredentials: context.hooks.refreshCredentials ?? context.retry.refreshCredentials,
+    refreshCredentials: context.retry.refreshCredentials ?? context.hooks.refreshCredentials,
     deadlineAt: minDefined(context.retry.deadlineAt, context.deadlineAt),
   };
   let run;

@@ -32,3 +32,4 @@ export {
   type RetryEvent,
   type RetryOptions,
 } from './with-retry.js';
+export { applyRefreshedCredentials, type RefreshedCredentials, type RefreshCredentialsHook } from './refreshed-credentials.js';

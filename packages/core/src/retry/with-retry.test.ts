@@ -33,7 +33,7 @@ describe('withRetry', () => {
     expect(await result).toEqual({ ok: true, value: 'ok' });
     expect(events.map((event) => event.delayMs)).toEqual([500, 1000, 2000, 4000, 8000]);
     expect(script.startedAt).toEqual([0, 500, 1500, 3500, 7500, 15500]);
-    expect(events.map((event) => [event.attempt, event.kind, event.code, event.status])).toEqual([
+    expect(events.map((event) => [event.retryNumber, event.kind, event.code, event.status])).toEqual([
       [1, 'server', 'SERVER', 500],
       [2, 'server', 'SERVER', 408],
       [3, 'server', 'SERVER', 409],

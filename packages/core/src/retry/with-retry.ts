@@ -1,4 +1,5 @@
 import { TurnError } from '../errors/turn-error.js';
+import type { RefreshCredentialsHook } from './refreshed-credentials.js';
 import { classifyThrownError } from '../errors/classify-thrown-error.js';
 import { createAbortedError } from '../errors/create-aborted-error.js';
 import { DEFAULT_INITIAL_DELAY_MS, DEFAULT_JITTER_RATIO, DEFAULT_MAX_DELAY_MS, ExponentialBackoff } from './backoff.js';
@@ -29,7 +30,12 @@ export interface AttemptContext {
 
 /** R1.5: one per retry, emitted before the wait. */
 export interface RetryEvent {
-  /** The attempt number of the try about to happen (1 for the first retry). */
+  /** Which retry this is: 1 for the first (decision 0262). Not a segment: samples' `attempt` is the segment (0/1, R6.1). */
+  retryNumber: number;
+  /**
+   * The same number as `retryNumber`.
+   * @deprecated "attempt" names the segment in stats samples; read `retryNumber` (issue 18, decision 0262).
+   */
   attempt: number;
   delayMs: number;
   kind: string;
@@ -59,8 +65,8 @@ export interface RetryOptions {
   onRetry?: (event: RetryEvent) => void;
   /** R1.11: called at least every `heartbeatIntervalMs` (30 s) during any wait, whenever given. */
   onHeartbeat?: (event: HeartbeatEvent) => void;
-  /** R1.7 */
-  refreshCredentials?: () => Promise<void>;
+  /** R1.7: called once after an auth failure; may return the new credentials (runTurn sends them from then on). */
+  refreshCredentials?: RefreshCredentialsHook;
   /** R1.9: set → FallbackSignal after 3 consecutive overloads. */
   fallbackModel?: string;
   /** R1.11 */
@@ -124,6 +130,7 @@ export async function withRetry<T>(
 
     const nextAttemptId = createAttemptId();
     emitRetry(options.onRetry, {
+      retryNumber: attempt + 1,
       attempt: attempt + 1,
       delayMs: plan.delayMs,
       kind: error.kind,

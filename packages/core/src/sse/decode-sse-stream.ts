@@ -175,6 +175,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
       if (lastRecord === 'complete-lines') this.#endsWithNewline = endsWithLineBreak(rest);
       framer.feed(rest);
     }
+    framer.end();
     if (lastRecord === 'always') framer.feed('\n\n');
     else if (lastRecord === 'complete-lines' && this.#endsWithNewline) framer.feed('\n');
     decoder.pushEndEvents(this.#events);

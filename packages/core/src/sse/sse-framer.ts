@@ -59,6 +59,20 @@ export class SseFramer {
     this.#pending = this.#processLines(input);
   }
 
+  /**
+   * The input has ended. A CR held back as the possible first half of a CRLF
+   * is a line end after all (WHATWG event-stream: CR, LF and CRLF each end a
+   * line), so the line or blank line it closes is framed now; without this a
+   * bare-CR stream lost its last record (issue 18). What is left after that —
+   * a record without its blank line — stays with the caller's last-record rule.
+   */
+  end(): void {
+    const pending = this.#pending;
+    if (pending.charCodeAt(pending.length - 1) !== CR) return;
+    // The held CR followed by LF is one line end, exactly what the lone CR stands for.
+    this.feed('\n');
+  }
+
   /** Frames every complete line of `chunk`; returns what is left of it. */
   #processLines(chunk: string): string {
     let searchIndex = 0;

@@ -1,4 +1,5 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import { applyRefreshedCredentials } from '../retry/refreshed-credentials.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import { TurnError } from '../errors/turn-error.js';
 import { withRetry, type AttemptContext, type RetryOptions } from '../retry/index.js';
@@ -99,6 +100,16 @@ export async function executeTurn<Native extends object>(
     );
   };
 
+  // R1.7: credentials a refresh hook returns are sent from the next request on (issue 18).
+  let target = options.target;
+  const hostRefresh = options.retry.refreshCredentials;
+  const refreshCredentials =
+    hostRefresh === undefined
+      ? undefined
+      : async (): Promise<void> => {
+          target = applyRefreshedCredentials(target, await hostRefresh());
+        };
+
   const runSegment = async (
     segmentIndex: 0 | 1,
     native: Native,
@@ -107,7 +118,7 @@ export async function executeTurn<Native extends object>(
     const attempt = await sendSegmentRequest({
       adapter,
       native: adapter.withStreaming(native),
-      target: options.target,
+      target,
       fetch: options.fetch,
       requestId,
       requestIdHeader: options.requestIdHeader,
@@ -169,6 +180,7 @@ export async function executeTurn<Native extends object>(
       },
       {
         ...options.retry,
+        refreshCredentials,
         // R1.8's resize floor is the request's own thinking budget + 1 unless the host gave one.
         thinkingBudget: options.retry.thinkingBudget ?? adapter.getThinkingBudget?.(request),
         signal: state.signal,

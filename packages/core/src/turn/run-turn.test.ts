@@ -98,7 +98,7 @@ describe('runTurn — normal and non-trigger paths (R4.2)', () => {
     const { run, wire, samples } = setup([{ lines: [] }, { lines: [{ t: 'ok' }, { end: 'stop' }] }]);
     const events = await collect(run);
     expect(wire.requests).toHaveLength(2);
-    expect(events.find((e) => e.type === 'retry')).toMatchObject({ code: 'TRANSPORT', attempt: 1 });
+    expect(events.find((e) => e.type === 'retry')).toMatchObject({ code: 'TRANSPORT', retryNumber: 1, attempt: 1 });
     expect(samples.map((s) => [s.ok, s.errorCode])).toEqual([
       [false, 'TRANSPORT'],
       [true, undefined],

@@ -1,4 +1,5 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import { attachPairingDiagnostic, readPairingTokens } from '../errors/attach-pairing-diagnostic.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { ByteStream } from '../sse/byte-stream.js';
@@ -110,7 +111,12 @@ async function sendAndReadSegment<Native extends object>(
     } catch {
       // The status alone still classifies the failure.
     }
-    const error = adapter.classifyError(response.status, response.headers, bodyText);
+    // R2.3: a pairing 400 carries the role:type:id shape around the offending id (the prompt is parsed back only then).
+    const error = attachPairingDiagnostic(adapter.classifyError(response.status, response.headers, bodyText), () =>
+      adapter.parseRequest(options.native).prompt.messages,
+    );
+    const pairing = readPairingTokens(error);
+    if (pairing !== undefined) options.onWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
     return { stage: 'http-error', startedAt, endedAt: now(), error };
   }
 

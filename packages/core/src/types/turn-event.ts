@@ -31,8 +31,13 @@ export type TurnEvent =
   | { type: 'finish'; finishReason: FinishReason }
   /** An in-stream error frame or an undecodable chunk; never thrown by a decoder. */
   | { type: 'error'; error: TurnError }
-  /** R1.5: a retry is about to be waited for (the retry layer's own event, passed through). */
-  | ({ type: 'retry' } & RetryEvent)
+  /**
+   * R1.5: a retry is about to be waited for (the retry layer's own event,
+   * passed through: runTurn always sets `retryNumber`). Optional here only so
+   * events built before the rename still type-check during the deprecation
+   * of `attempt` (decision 0262).
+   */
+  | ({ type: 'retry' } & Omit<RetryEvent, 'retryNumber'> & { retryNumber?: number })
   /** R1.11: unattended mode is still sleeping. */
   | { type: 'heartbeat'; waitedMs: number; remainingMs: number }
   /** R4: a recovery segment starts after a cut thinking stream. */

@@ -163,8 +163,8 @@ describe.each(PROTOCOLS)('agent loop recovery on %s (R3.2, R3.6, R3.7, R3.9, R1)
   });
 });
 
-// Chat has no media-too-large error shape (wire-formats §4.2): only Messages and Responses express it.
-describe.each(['messages', 'responses'] as const)('agent loop media errors on %s (R3.6)', (protocol) => {
+// Chat classifies OpenAI's `image_too_large` and a 413 as media_too_large too (issue 18).
+describe.each(['chat', 'messages', 'responses'] as const)('agent loop media errors on %s (R3.6)', (protocol) => {
   const mediaError = () =>
     protocol === 'messages'
       ? reply(protocol).httpError(400, { message: 'image exceeds 5 MB maximum: 7340032 bytes > 5242880 bytes' })
@@ -185,6 +185,16 @@ describe.each(['messages', 'responses'] as const)('agent loop media errors on %s
     expect(JSON.stringify(bodies[1])).not.toContain('iVBORw0KGgo=');
     expect(reasonsOf(result.transitions)).toEqual(['reactive_compact_retry']);
     expect(result.terminal.reason).toBe('image_error');
+  });
+
+  it('a 413 takes the same image path: images stripped on the retry', async () => {
+    const compact = vi.fn(async ({ messages }: { messages: readonly Message[] }) => [...messages]);
+    enqueue(upstream, protocol, reply(protocol).httpError(413, { message: 'Request Entity Too Large' }), reply(protocol).text('It is a tiny PNG.'));
+    const result = await startLoop(protocol, { prompt: { messages: withImage() }, hooks: { compact } }).result;
+    const bodies = sentBodies(upstream, protocol);
+    expect(JSON.stringify(bodies[1])).not.toContain('iVBORw0KGgo=');
+    expect(compact).toHaveBeenCalledWith(expect.objectContaining({ cause: 'media_too_large' }));
+    expect(result.terminal.reason).toBe('completed');
   });
 });
 
