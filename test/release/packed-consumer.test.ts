@@ -5,7 +5,8 @@
  * three module resolutions, one copy of each SDK, the testkit against the
  * oldest msw it claims, and the installed bins. One install, several tsc runs.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,9 +58,9 @@ beforeAll(() => {
   for (const file of CONSUMER_FILES) copyFileSync(new URL(`./consumer/${file}`, import.meta.url), join(consumer, file));
 }, 240_000);
 
-afterAll(() => {
-  if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
-});
+afterAll(async () => {
+  if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
+}, 120_000);
 
 describe('packed tarballs in a user project (R10.2–R10.4)', () => {
   it('every tarball carries a LICENSE and a README that opens with its install line (R10.3)', () => {
@@ -109,8 +110,8 @@ describe('packed tarballs in a user project (R10.2–R10.4)', () => {
   it('the oldest versions the peer ranges claim still compile and run (R10.3)', () => {
     const oldest = Object.entries(peerRanges).map(([name, range]) => `${name}@${lowestOfCaretRange(range)}`);
     reinstallUserPackages(consumer, oldest);
-    expect(typecheck(consumer, writeTsconfig(consumer, 'oldest', 'nodenext', ['program.ts']))).toBe('');
-    expect(typecheck(consumer, writeTsconfig(consumer, 'oldest-testkit', 'nodenext', ['testkit-program.ts'], ['es2023', 'dom']))).toBe('');
+    // One tsc for both programs: the no-DOM property is proven above; this run is about the SDKs' and msw's types.
+    expect(typecheck(consumer, writeTsconfig(consumer, 'oldest', 'nodenext', ['program.ts', 'testkit-program.ts'], ['es2023', 'dom']))).toBe('');
     const report = JSON.parse(run('node', ['testkit-runtime.mjs'], consumer).stdout) as Record<string, unknown>;
     expect(report).toMatchObject({ msw: lowestOfCaretRange(peerRanges.msw!), status: 200, requests: 1, done: true, finish: true });
   }, 240_000);
