@@ -1,5 +1,5 @@
 // Anthropic Messages SSE as the API sends it (event order and field shapes from
-// /work/shared/reference/wire-formats.md §Messages and the SDK's MessageStream):
+// the wire-formats reference §Messages and the SDK's MessageStream):
 // message_start, then per block content_block_start → deltas → content_block_stop,
 // then message_delta (stop_reason, usage) and message_stop.
 import { chunks, fakeId, sendJsonReply, startSse, writeEvent } from './sse.mjs';

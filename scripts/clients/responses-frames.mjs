@@ -1,5 +1,5 @@
 // OpenAI Responses SSE as the API sends it (sequences from
-// /work/shared/reference/wire-formats.md §3.2, a real gpt-5.1-codex-max recording):
+// the wire-formats reference §3.2, a real gpt-5.1-codex-max recording):
 // response.created, response.in_progress, per item output_item.added → parts/deltas →
 // output_item.done, then response.completed with usage. No [DONE].
 import { chunks, fakeId, sendJsonReply, startSse } from './sse.mjs';

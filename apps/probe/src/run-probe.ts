@@ -125,9 +125,9 @@ export async function runProbe(options: RunProbeOptions): Promise<ProbeReport> {
   if (options.statsFile !== undefined) {
     const file = quoteForShell(options.statsFile);
     write(`stats:  ${options.statsFile}\n`);
-    // The probe runs from the repository (a private app): `turnguard-stats` is
-    // the stats package's bin, reached through the workspace, not the registry.
-    write(`dashboard: npx -y pnpm@12.4.2 --filter @turnguard/probe exec turnguard-stats serve --file ${file}\n`);
+    // `turnguard-stats` is the bin of the published @turnguard/stats (a dependency of
+    // the probe), so this works wherever the probe was installed, not only in the repo (R10.4).
+    write(`dashboard: npx -y @turnguard/stats serve --file ${file}\n`);
   }
   return { results, files, statsFile: options.statsFile, passed: results.every((result) => result.passed) };
 }

@@ -40,7 +40,7 @@ export { releaseMockedResponseClones } from './upstream/release-clones.js';
 export {
   readRecordedStreams,
   frameRecordedLines,
-  findSharedFixturesDir,
+  findRecordedFixturesDir,
   type RecordedStream,
   type FrameOptions,
 } from './fixtures/recorded-streams.js';

@@ -7,6 +7,7 @@ import { isLoopbackHost } from '../config/inbound-config.js';
 
 export const GATEWAY_CLI_USAGE = `Usage: turnguard serve [options]
        turnguard stats [stats options]   (see turnguard stats --help)
+       turnguard --version | --help
 
 turnguard serve: a local gateway that forwards POST /v1/chat/completions,
 /v1/messages and /v1/responses with retries (R1) and stream recovery (R4).

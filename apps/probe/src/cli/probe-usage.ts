@@ -48,6 +48,7 @@ Output:
                         $TURNGUARD_STATS_FILE or ~/.turnguard/stats.json)
   --no-stats            do not record to stats.json
   -h, --help            this help
+  -v, --version         print the version
 
 Exit code: 0 when every run behaved as its scenario expects, 1 when one did
 not, 2 for bad arguments.

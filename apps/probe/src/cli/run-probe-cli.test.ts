@@ -84,7 +84,7 @@ describe('a run', () => {
     expect(stdout).toMatch(/long-think-cut\s+messages\s+ok\s+2\s+yes\s+0\s+\d+\.\d\ds\s+pass/);
     expect(stdout).toContain('all 1 runs behaved as expected');
     expect(stdout).toContain(`stats:  ${statsFile}`);
-    expect(stdout).toContain(`dashboard: npx -y pnpm@12.4.2 --filter @turnguard/probe exec turnguard-stats serve --file ${statsFile}`);
+    expect(stdout).toContain(`dashboard: npx -y @turnguard/stats serve --file ${statsFile}`);
     const files = await readdir(join(directory, 'results'));
     expect(files.filter((name) => /^\d{4}-\d\d-\d\dT[\d-]+Z-(result\.json|trace\.jsonl)$/.test(name))).toHaveLength(2);
     const stats = JSON.parse(await readFile(statsFile, 'utf8')) as { samples: unknown[]; logical: { turns: number; recovered: number } };

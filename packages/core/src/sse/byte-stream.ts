@@ -12,9 +12,17 @@ export interface ByteStream {
   cancel(reason?: unknown): Promise<void>;
 }
 
+/**
+ * One read's result, declared here rather than as the DOM lib's
+ * `ReadableStreamReadResult`: the published `.d.ts` must compile in a Node
+ * project with `lib: ["es2023"]` and no DOM (R10.2). The WHATWG result
+ * (from the DOM lib or `node:stream/web`) is assignable to it.
+ */
+export type ByteStreamReadResult = { done: false; value: Uint8Array } | { done: true; value?: Uint8Array | undefined };
+
 /** The default reader's part that decoders use (`ReadableStreamDefaultReader<Uint8Array>` fits). */
 export interface ByteStreamReader {
-  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  read(): Promise<ByteStreamReadResult>;
   cancel(reason?: unknown): Promise<void>;
   releaseLock(): void;
 }

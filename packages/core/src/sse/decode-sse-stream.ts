@@ -61,7 +61,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
    * class's hidden class — and the optimised decode path built on it — across
    * a full GC between streams (decision 0202).
    */
-  static readonly #shapeAnchor = new SseStreamIterator<never>(new ReadableStream(), {
+  static readonly #shapeAnchor = new SseStreamIterator<never>(new ReadableStream<Uint8Array>(), {
     decoder: { pushRecordEvents: noop, pushEndEvents: noop },
     lastRecord: 'drop',
   });

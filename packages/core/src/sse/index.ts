@@ -2,4 +2,4 @@ export { decodeSseStream, type DecodeSseStreamOptions, type LastRecordRule, type
 export { SseFramer, type SseRecordSink } from './sse-framer.js';
 export { RecordTemplate, type LearnRecordTemplateOptions } from './record-template.js';
 export { TemplateLearningBudget } from './template-learning-budget.js';
-export type { ByteStream, ByteStreamReader } from './byte-stream.js';
+export type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-stream.js';

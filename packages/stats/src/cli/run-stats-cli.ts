@@ -14,6 +14,8 @@ recovery rate, decode speed, TTFT percentiles and an hour-by-weekday heatmap.
   --json         print the summary as JSON
   --utc          bucket the heatmap and days in UTC instead of local time
   --port <n>     dashboard port on 127.0.0.1 (default 7878; 0 = any free port)
+  -h, --help     this help
+  -v, --version  print the version
 `;
 
 export interface StatsCliIo {

@@ -38,7 +38,7 @@ describe('reply plans (R4.1 cuts, R5.1 usage)', () => {
     expect(text).not.toContain('event:');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     // Same envelope keys as the real recording's first chunk (minus the optional fingerprint fields).
-    const recorded = JSON.parse(readFileSync(new URL('../../../../../shared/fixtures/chat/openai-text.chunks.txt', import.meta.url), 'utf8').split('\n')[0]!) as object;
+    const recorded = JSON.parse(readFileSync(new URL('../../../../fixtures/chat/openai-text.chunks.txt', import.meta.url), 'utf8').split('\n')[0]!) as object;
     const ours = JSON.parse(text.split('\n')[0]!.slice('data: '.length)) as object;
     const optional = new Set(['service_tier', 'system_fingerprint', 'obfuscation']);
     expect(Object.keys(ours).sort()).toEqual(Object.keys(recorded).filter((key) => !optional.has(key)).sort());
