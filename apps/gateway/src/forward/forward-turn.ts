@@ -13,6 +13,7 @@ import { tapUpstreamBytes } from './tap-upstream-bytes.js';
 import { resolveUpstreamTarget } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
+import { UpstreamResponses } from './record-upstream-responses.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -82,13 +83,15 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
+  const upstream = new UpstreamResponses();
+  const fetch = upstream.wrap(context.fetch);
   let run;
   try {
     run = runTurn({
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
-      fetch: output === undefined ? context.fetch : tapUpstreamBytes(context.fetch, output),
+      fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
       retry: { ...context.config.retry },
       streamRecovery: context.config.streamRecovery,
       stats: context.sink,
@@ -112,6 +115,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     protocol,
     events,
     requestModel: typeof body.model === 'string' ? body.model : undefined,
+    upstream,
     onFirstByte: () => {
       const seconds = (performance.now() - receivedAt) / 1000;
       // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.

@@ -3,6 +3,9 @@ import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson, sendProtocolError } from '../http/send-json.js';
+import { selectRelayedResponseHeaders } from './forwarded-headers.js';
+import type { UpstreamResponses } from './record-upstream-responses.js';
+import { sendFinalFailure } from './send-final-failure.js';
 import { SseResponseWriter } from './sse-response-writer.js';
 import type { SplicingSseOutput } from './splicing-sse-output.js';
 import { isPreludeEvent } from './observe-turn-events.js';
@@ -12,6 +15,8 @@ export interface RelayOptions {
   protocol: Protocol;
   events: AsyncIterable<TurnEvent>;
   requestModel: string | undefined;
+  /** What the upstream answered: its headers reach the client, an unrecovered error its bytes (R8.6). */
+  upstream: UpstreamResponses;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
 }
@@ -57,14 +62,15 @@ export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
   if (first.type === 'error') {
     await iterator.return?.();
     if (!response.destroyed) options.onFirstByte();
-    sendProtocolError(response, options.protocol, first.error);
+    sendFinalFailure(response, options.protocol, first.error, options.upstream);
     return;
   }
   if (response.destroyed) {
     await iterator.return?.();
     return;
   }
-  response.writeHead(200, SSE_HEADERS);
+  // The upstream's own headers (request ids, rate limits) as a direct client gets them (R8.6).
+  response.writeHead(200, { ...selectRelayedResponseHeaders(options.upstream.firstOk?.headers ?? {}), ...SSE_HEADERS });
   const writer = new SseResponseWriter(response);
   let wrote = false;
   const write = (chunk: string | Uint8Array): void => {
@@ -116,8 +122,10 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   options.onFirstByte();
   const error = collector.output.error;
   if (error !== undefined) {
-    sendProtocolError(options.response, options.protocol, error);
+    sendFinalFailure(options.response, options.protocol, error, options.upstream);
     return;
   }
-  sendJson(options.response, 200, renderJsonBody(options.protocol, collector.output, options.requestModel));
+  // A recovered answer is segment 2's: its headers, as its ids (R8.6).
+  const headers = selectRelayedResponseHeaders(options.upstream.lastOk?.headers ?? {});
+  sendJson(options.response, 200, renderJsonBody(options.protocol, collector.output, options.requestModel), headers);
 }

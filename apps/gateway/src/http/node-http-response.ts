@@ -14,6 +14,13 @@ class NodeResponseHeaders implements FetchResponseHeaders {
     if (value === undefined) return null;
     return typeof value === 'string' ? value : value.join(', ');
   }
+
+  /** Every header, as WHATWG `Headers.forEach` gives them (the gateway relays them to its client, R8.6). */
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, value] of Object.entries(this.headers)) {
+      if (value !== undefined) callback(typeof value === 'string' ? value : value.join(', '), name);
+    }
+  }
 }
 
 /**
