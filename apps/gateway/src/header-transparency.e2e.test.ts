@@ -123,3 +123,18 @@ describe('R8.6 an upstream error that is not recovered reaches the client byte f
     expect(failure.error).toEqual(JSON.parse(anthropicBody));
   });
 });
+
+describe('R8.8 the recovery routes answer without the /v1 prefix too', () => {
+  it('POST /messages, /chat/completions and /responses run the turn like their /v1 forms', async () => {
+    harness.upstream.messages.enqueue(scenario.messages().text('m'));
+    harness.upstream.chat.enqueue(scenario.chat().text('c'));
+    harness.upstream.responses.enqueue(scenario.responses().text('r'));
+    const messages = await postRaw('/messages', { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'k' });
+    const chat = await postRaw('/chat/completions', { model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }, { authorization: 'Bearer k' });
+    const responses = await postRaw('/responses', { model: 'gpt-test', input: 'hi' }, { authorization: 'Bearer k' });
+    expect((await messages.json()) as unknown).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'm' }] });
+    expect((await chat.json()) as unknown).toMatchObject({ object: 'chat.completion', choices: [{ message: { content: 'c' } }] });
+    expect((await responses.json()) as unknown).toMatchObject({ object: 'response', status: 'completed' });
+    expect(harness.upstream.requests.map((request) => new URL(request.url).pathname)).toEqual(['/v1/messages', '/v1/chat/completions', '/v1/responses']);
+  });
+});
