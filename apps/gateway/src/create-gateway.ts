@@ -32,6 +32,8 @@ export interface GatewayOptions extends GatewayConfigInput {
   now?: () => number;
   /** Where the access log goes (the CLI: stdout); without one the gateway logs nothing (R8.11). */
   logDestination?: LogDestination;
+  /** Gap between `: keep-alive` comment lines while a stream's upstream is silent (decision 0233). Default 15 s. */
+  sseKeepAliveMs?: number;
 }
 
 export interface Gateway {
@@ -65,7 +67,7 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
  * `node:http`. Config errors throw a `TurnError` here, before anything listens.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  const { env, stats, fetch, now, logDestination, ...input } = options;
+  const { env, stats, fetch, now, logDestination, sseKeepAliveMs, ...input } = options;
   const config = resolveGatewayConfig(input);
   const logger = logDestination === undefined ? createSilentLogger() : createGatewayLogger(config.logLevel, config.logFormat, logDestination);
   const guard = createInboundGuard(config);
@@ -166,6 +168,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         fetch: fetch ?? (transport ??= createNodeHttpFetch()).fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
+        ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
       };
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -27,6 +27,8 @@ export interface ForwardContext {
   now: () => number;
   /** Responses ids the client saw for recovered turns → the recovery responses' ids (decision 0211). */
   responseChains: ResponseIdChains;
+  /** Gap between `: keep-alive` comments while a stream's upstream is silent (decision 0233); default 15 s. */
+  sseKeepAliveMs?: number;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -123,7 +125,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     },
   };
   try {
-    await (output !== undefined ? relayTurnAsSse({ ...relay, output }) : relayTurnAsJson(relay));
+    await (output !== undefined ? relayTurnAsSse({ ...relay, output, ...(context.sseKeepAliveMs === undefined ? {} : { keepAliveMs: context.sseKeepAliveMs }) }) : relayTurnAsJson(relay));
   } finally {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left.

@@ -24,6 +24,8 @@ export class UpstreamResponses {
   lastError: UpstreamResponseSeen | undefined;
   /** The latest response of any kind. */
   last: UpstreamResponseSeen | undefined;
+  /** Called once, when the first successful response arrives (a streaming relay sends its headers then). */
+  onFirstOk: ((seen: UpstreamResponseSeen) => void) | undefined;
 
   /** `fetch` with every response recorded here; bodies are untouched, an error body is copied as classifyError reads it. */
   wrap(fetch: FetchFunction): FetchFunction {
@@ -32,8 +34,11 @@ export class UpstreamResponses {
       const seen: UpstreamResponseSeen = { status: response.status, headers: readResponseHeaderRecord(response.headers), errorBody: undefined };
       this.last = seen;
       if (response.ok) {
-        this.firstOk ??= seen;
         this.lastOk = seen;
+        if (this.firstOk === undefined) {
+          this.firstOk = seen;
+          this.onFirstOk?.(seen);
+        }
         return response;
       }
       this.lastError = seen;
