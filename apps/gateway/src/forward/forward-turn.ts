@@ -14,6 +14,7 @@ import { resolveUpstreamTarget } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
+import { TerminalResponseCapture } from './capture-terminal-response.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -86,7 +87,10 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
   const upstream = new UpstreamResponses();
-  const fetch = upstream.wrap(context.fetch);
+  // Responses JSON: the upstream's own terminal object is what the client gets (R8.6).
+  const terminal = protocol === 'responses' && output === undefined ? new TerminalResponseCapture() : undefined;
+  const recorded = upstream.wrap(context.fetch);
+  const fetch = terminal === undefined ? recorded : tapUpstreamBytes(recorded, terminal);
   let run;
   try {
     run = runTurn({
@@ -118,6 +122,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     events,
     requestModel: typeof body.model === 'string' ? body.model : undefined,
     upstream,
+    ...(terminal === undefined ? {} : { terminalResponse: () => terminal.lastTerminal() }),
     onFirstByte: () => {
       const seconds = (performance.now() - receivedAt) / 1000;
       // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.

@@ -19,6 +19,8 @@ export interface RelayOptions {
   requestModel: string | undefined;
   /** What the upstream answered: its headers reach the client, an unrecovered error its bytes (R8.6). */
   upstream: UpstreamResponses;
+  /** Responses JSON only: the upstream's own terminal `response` object of the last segment (R8.6). */
+  terminalResponse?: () => Record<string, unknown> | undefined;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
 }
@@ -149,5 +151,18 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   }
   // A recovered answer is segment 2's: its headers, as its ids (R8.6).
   const headers = selectRelayedResponseHeaders(options.upstream.lastOk?.headers ?? {});
-  sendJson(options.response, 200, renderJsonBody(options.protocol, collector.output, options.requestModel), headers);
+  const rendered = renderJsonBody(options.protocol, collector.output, options.requestModel);
+  sendJson(options.response, 200, preferUpstreamObject(rendered, options.terminalResponse?.(), collector.output.recovered), headers);
+}
+
+/**
+ * R8.6: the upstream's own `response.completed` object as it came; after a
+ * recovery, segment 2's object (its id, fields) with the whole turn's output
+ * (segment 1's items, then segment 2's, with the upstream's item ids) and the
+ * turn's usage (R5).
+ */
+function preferUpstreamObject(rendered: Record<string, unknown>, upstream: Record<string, unknown> | undefined, recovered: boolean): Record<string, unknown> {
+  if (upstream === undefined) return rendered;
+  if (!recovered) return upstream;
+  return { ...upstream, output: rendered.output, ...(rendered.usage === undefined ? {} : { usage: rendered.usage }) };
 }
