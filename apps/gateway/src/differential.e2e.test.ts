@@ -60,6 +60,22 @@ async function outcome<T>(text: string, call: () => Promise<T>): Promise<{ value
   }
 }
 
+/**
+ * The same streamed call direct and through the gateway: equal results (or the same rejection by
+ * the SDK itself). Returns the direct result, or undefined when the SDK rejected the recording.
+ */
+async function expectSameStreamed<T>(name: string, text: string, direct: () => Promise<T>, viaGateway: () => Promise<T>): Promise<{ expected: T; got: T } | undefined> {
+  const directOutcome = await outcome(text, direct);
+  const viaOutcome = await outcome(text, viaGateway);
+  if (!('value' in directOutcome)) {
+    expect(viaOutcome, name).toEqual(directOutcome);
+    return undefined;
+  }
+  expect('value' in viaOutcome ? plain(viaOutcome.value) : viaOutcome, name).toEqual(plain(directOutcome.value));
+  replies = [text];
+  return 'value' in viaOutcome ? { expected: directOutcome.value, got: viaOutcome.value } : undefined;
+}
+
 /** A Responses object without the fields the SDK adds itself (`output_text`, and the stream helper's `parsed`). */
 function withoutHelperFields(response: unknown): unknown {
   return JSON.parse(JSON.stringify(response, (key, value: unknown) => (key === 'output_text' || key === 'parsed' || key === 'output_parsed' || key === 'parsed_arguments' ? undefined : value))) as unknown;
@@ -76,17 +92,11 @@ describe('differential: direct vs through the gateway, every recording that ends
     const direct = new Anthropic({ apiKey: 'k', baseURL: upstreamBase, maxRetries: 0 });
     const via = new Anthropic({ apiKey: 'k', baseURL: gateway.url!, maxRetries: 0 });
     for (const { name, text } of recordings) {
-      const directOutcome = await outcome(text, () => direct.messages.stream(ask).finalMessage());
-      const viaOutcome = await outcome(text, () => via.messages.stream(ask).finalMessage());
-      if (!('value' in directOutcome)) {
-        expect(viaOutcome, name).toEqual(directOutcome);
-        continue;
-      }
-      const expected = directOutcome.value;
-      expect('value' in viaOutcome ? plain(viaOutcome.value) : viaOutcome, name).toEqual(plain(expected));
+      const same = await expectSameStreamed(name, text, () => direct.messages.stream(ask).finalMessage(), () => via.messages.stream(ask).finalMessage());
+      if (same === undefined) continue;
+      const { expected } = same;
       const requestIdOf = (message: unknown): unknown => (message as { _request_id?: string | null })._request_id;
-      expect('value' in viaOutcome ? requestIdOf(viaOutcome.value) : undefined, name).toBe(requestIdOf(expected));
-      replies = [text];
+      expect(requestIdOf(same.got), name).toBe(requestIdOf(expected));
       const json = await via.messages.create(ask);
       expect(json._request_id, name).toBe('req_diff');
       expect({ id: json.id, model: json.model, stop_reason: json.stop_reason, content: plain(json.content) }, name).toEqual({
@@ -106,15 +116,9 @@ describe('differential: direct vs through the gateway, every recording that ends
     const direct = new OpenAI({ apiKey: 'k', baseURL: `${upstreamBase}/v1`, maxRetries: 0 });
     const via = new OpenAI({ apiKey: 'k', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     for (const { name, text } of recordings) {
-      const directOutcome = await outcome(text, () => direct.chat.completions.stream(ask).finalChatCompletion());
-      const viaOutcome = await outcome(text, () => via.chat.completions.stream(ask).finalChatCompletion());
-      if (!('value' in directOutcome)) {
-        expect(viaOutcome, name).toEqual(directOutcome);
-        continue;
-      }
-      const expected = directOutcome.value;
-      expect('value' in viaOutcome ? plain(viaOutcome.value) : viaOutcome, name).toEqual(plain(expected));
-      replies = [text];
+      const same = await expectSameStreamed(name, text, () => direct.chat.completions.stream(ask).finalChatCompletion(), () => via.chat.completions.stream(ask).finalChatCompletion());
+      if (same === undefined) continue;
+      const { expected } = same;
       const { data: json, request_id } = await via.chat.completions.create({ model: ask.model, messages: ask.messages }).withResponse();
       expect(request_id, name).toBe('req_diff');
       const choice = json.choices[0]!;
@@ -142,15 +146,9 @@ describe('differential: direct vs through the gateway, every recording that ends
     const direct = new OpenAI({ apiKey: 'k', baseURL: `${upstreamBase}/v1`, maxRetries: 0 });
     const via = new OpenAI({ apiKey: 'k', baseURL: `${gateway.url}/v1`, maxRetries: 0 });
     for (const { name, text } of recordings) {
-      const directOutcome = await outcome(text, () => direct.responses.stream(ask).finalResponse());
-      const viaOutcome = await outcome(text, () => via.responses.stream(ask).finalResponse());
-      if (!('value' in directOutcome)) {
-        expect(viaOutcome, name).toEqual(directOutcome);
-        continue;
-      }
-      const expected = directOutcome.value;
-      expect('value' in viaOutcome ? plain(viaOutcome.value) : viaOutcome, name).toEqual(plain(expected));
-      replies = [text];
+      const same = await expectSameStreamed(name, text, () => direct.responses.stream(ask).finalResponse(), () => via.responses.stream(ask).finalResponse());
+      if (same === undefined) continue;
+      const { expected } = same;
       const { data: json, request_id } = await via.responses.create(ask).withResponse();
       expect(request_id, name).toBe('req_diff');
       // R8.6: the response.completed object as it came (every field, the upstream's item ids); the
