@@ -103,3 +103,16 @@ describe('R8.7 a recovery after a cut inside an open thinking block / reasoning 
     expect(finishes).toBe(1);
   });
 });
+
+describe('R8.6 a recovered non-streaming Responses answer', () => {
+  it('is segment 2’s response object with the whole turn’s items, under the upstream’s item ids', async () => {
+    harness.upstream.responses.enqueue(scenario.responses().reasoning(300).eof({ afterEvents: 6 }), scenario.responses().text('Recovered result.').usage({ input: 4, output: 2 }));
+    const client = new OpenAI({ apiKey: 'sk-client', baseURL: harness.openAiBaseUrl, maxRetries: 0 });
+    const response = await client.responses.create({ model: 'gpt-test', input: 'think' });
+    expect(harness.upstream.requests).toHaveLength(2);
+    expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
+    expect(response.output_text).toBe('Recovered result.');
+    for (const item of response.output) expect(item.id).not.toMatch(/turnguard/);
+    expect(response.status).toBe('completed');
+  });
+});
