@@ -14,7 +14,7 @@ import { findRouteProtocol, selectPassThroughFamily } from './protocol-routes.js
 import { createInboundGuard } from './security/guard-inbound-request.js';
 import { withholdEnvironmentKeys } from './security/withhold-environment-keys.js';
 import { createGatewayLogger, createSilentLogger, type GatewayLogger, type LogDestination } from './logging/create-gateway-logger.js';
-import { noteRefusal, startAccessLog } from './logging/access-log.js';
+import { notePassThrough, noteRefusal, startAccessLog } from './logging/access-log.js';
 import { createInboundServer } from './http/create-inbound-server.js';
 import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
@@ -113,6 +113,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // R8.8: every other path and method goes to its protocol family's upstream unchanged, with no recovery.
     const family = selectPassThroughFamily(path, request.headers['anthropic-version']);
     const keyProtocol = family === 'anthropic' ? 'messages' : 'chat';
+    notePassThrough(response);
     await passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] });
   };
 
