@@ -70,14 +70,13 @@ describe('bad input gets a clear 4xx in the protocol\'s own error shape; the ser
     await expectServerUp();
   });
 
-  it('unknown routes → 404 and wrong methods → 405', async () => {
+  it('R8.8 other paths and methods are the upstream’s to answer: its 404 comes back as it sent it', async () => {
     const unknown = await post('/v1/embeddings', '{}');
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ error: { code: 'GATEWAY_UNKNOWN_ROUTE' } });
-    const get = await fetch(`${harness.url}/v1/messages`);
-    expect(get.status).toBe(405);
-    expect(await get.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-    expect(harness.gateway.metrics.rejected.get({ code: 'GATEWAY_UNKNOWN_ROUTE' })).toBe(1);
+    expect(await unknown.json()).toMatchObject({ error: { message: 'testkit: no route for POST /v1/embeddings' } });
+    const get = await fetch(`${harness.url}/v1/messages`, { headers: { 'anthropic-version': '2023-06-01' } });
+    expect(get.status).toBe(404);
+    expect(await get.json()).toMatchObject({ error: { message: 'testkit: no route for GET /v1/messages' } });
     await expectServerUp();
   });
 

@@ -10,12 +10,14 @@ import { createClientError } from './http/protocol-error-body.js';
 import { sendJson, sendProtocolError } from './http/send-json.js';
 import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
 import { startMockUpstream, type MockUpstreamHandle } from './mock-upstream.js';
-import { findRouteProtocol } from './protocol-routes.js';
+import { findRouteProtocol, selectPassThroughFamily } from './protocol-routes.js';
 import { createInboundGuard } from './security/guard-inbound-request.js';
 import { withholdEnvironmentKeys } from './security/withhold-environment-keys.js';
 import { createGatewayLogger, createSilentLogger, type GatewayLogger, type LogDestination } from './logging/create-gateway-logger.js';
-import { noteRefusal, startAccessLog } from './logging/access-log.js';
+import { notePassThrough, noteRefusal, startAccessLog } from './logging/access-log.js';
 import { createInboundServer } from './http/create-inbound-server.js';
+import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
+import { passThroughRequest } from './forward/pass-through-request.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** Where credentials come from when the client sends none (R8.5). Default: `process.env`. */
@@ -30,6 +32,8 @@ export interface GatewayOptions extends GatewayConfigInput {
   now?: () => number;
   /** Where the access log goes (the CLI: stdout); without one the gateway logs nothing (R8.11). */
   logDestination?: LogDestination;
+  /** Gap between `: keep-alive` comment lines while a stream's upstream is silent (decision 0233). Default 15 s. */
+  sseKeepAliveMs?: number;
 }
 
 export interface Gateway {
@@ -54,13 +58,16 @@ function guessProtocol(path: string): Protocol {
   return path.includes('messages') && !path.includes('chat') ? 'messages' : 'chat';
 }
 
+/** What `OPTIONS` answers (R8.8); a CORS preflight policy is the security layer's (issue 15). */
+const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
+
 /**
  * The local forwarding gateway (R8): `POST /v1/chat/completions`,
  * `/v1/messages`, `/v1/responses`, `GET /healthz`, `GET /metrics` over plain
  * `node:http`. Config errors throw a `TurnError` here, before anything listens.
  */
 export function createGateway(options: GatewayOptions = {}): Gateway {
-  const { env, stats, fetch, now, logDestination, ...input } = options;
+  const { env, stats, fetch, now, logDestination, sseKeepAliveMs, ...input } = options;
   const config = resolveGatewayConfig(input);
   const logger = logDestination === undefined ? createSilentLogger() : createGatewayLogger(config.logLevel, config.logFormat, logDestination);
   const guard = createInboundGuard(config);
@@ -74,28 +81,40 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? '/';
+    const bare = path.split('?')[0];
     const protocol = findRouteProtocol(path);
     if (protocol !== undefined && request.method === 'POST' && context !== undefined) {
       await forwardTurn(protocol, request, response, context);
       return;
     }
-    request.resume();
-    const bare = path.split('?')[0];
-    if (request.method === 'GET' && bare === '/healthz') {
-      sendJson(response, 200, { status: 'ok' });
+    if (request.method === 'OPTIONS') {
+      request.resume();
+      response.writeHead(204, { allow: ALLOWED_METHODS, 'content-length': '0' });
+      response.end();
       return;
     }
-    if (request.method === 'GET' && bare === '/metrics') {
-      const text = metrics.render();
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
-      response.end(text);
+    const isRead = request.method === 'GET' || request.method === 'HEAD';
+    if (isRead && (bare === '/healthz' || bare === '/metrics')) {
+      request.resume();
+      if (bare === '/healthz') sendJson(response, 200, { status: 'ok' });
+      else {
+        const text = metrics.render();
+        response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+        response.end(text);
+      }
       return;
     }
-    const error =
-      protocol !== undefined
-        ? createClientError(405, 'GATEWAY_METHOD_NOT_ALLOWED', `${request.method ?? ''} is not allowed on ${bare}; use POST.`)
-        : createClientError(404, 'GATEWAY_UNKNOWN_ROUTE', `No route for ${request.method ?? ''} ${bare}. Routes: POST /v1/chat/completions, /v1/messages, /v1/responses.`);
-    refuse(response, bare ?? '', error);
+    if (context === undefined) {
+      request.resume();
+      response.writeHead(503, { 'content-length': '0' });
+      response.end();
+      return;
+    }
+    // R8.8: every other path and method goes to its protocol family's upstream unchanged, with no recovery.
+    const family = selectPassThroughFamily(path, request.headers['anthropic-version']);
+    const keyProtocol = family === 'anthropic' ? 'messages' : 'chat';
+    notePassThrough(response);
+    await passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] });
   };
 
   const refuse = (response: ServerResponse, path: string, error: TurnError): void => {
@@ -150,6 +169,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         fetch: fetch ?? (transport ??= createNodeHttpFetch({ env: env ?? process.env })).fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
+        ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
       };
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

@@ -28,7 +28,9 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
     expect(message.content.filter((block) => block.type === 'text').map((block) => (block as { text: string }).text)).toEqual(['Recovered conclusion.']);
     expect(message.stop_reason).toBe('end_turn');
     expect(harness.upstream.requests).toHaveLength(2);
-    expect(harness.upstream.requests[0]?.headers['x-api-key']).toBe('sk-ant-client');
+    // R8.6: the client's own auth header reaches the upstream as it sent it (this SDK sends a Bearer token).
+    const sent = harness.upstream.requests[0]?.headers ?? {};
+    expect(sent['authorization'] ?? sent['x-api-key']).toMatch(/sk-ant-client$/);
     await harness.sink.waitForTurns(1);
     expect(harness.sink.turns[0]).toMatchObject({ protocol: 'messages', outcome: 'ok', recovered: true });
   });

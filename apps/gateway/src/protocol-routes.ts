@@ -3,12 +3,34 @@ import { messagesAdapter } from '@turnguard/adapter-messages';
 import { responsesAdapter } from '@turnguard/adapter-responses';
 import type { Protocol, ProtocolAdapter } from '@turnguard/core';
 
-/** The three forwarded routes (R8.1), as the official SDKs post them. */
+/**
+ * The three recovery routes (R8.1), with and without the `/v1` prefix (R8.8):
+ * the AI SDK's Anthropic provider posts to `${baseURL}/messages` (its default
+ * base URL ends in `/v1`), so given the gateway's bare URL it posts `/messages`.
+ */
 export const ROUTE_PROTOCOLS: ReadonlyMap<string, Protocol> = new Map<string, Protocol>([
   ['/v1/chat/completions', 'chat'],
   ['/v1/messages', 'messages'],
   ['/v1/responses', 'responses'],
+  ['/chat/completions', 'chat'],
+  ['/messages', 'messages'],
+  ['/responses', 'responses'],
 ]);
+
+/** The upstream families a pass-through request can go to: OpenAI's (Chat and Responses share one) or Anthropic's. */
+export type UpstreamFamily = 'openai' | 'anthropic';
+
+/**
+ * Which upstream a path that is not a recovery route goes to (R8.8). Anthropic's
+ * own paths (`/v1/messages/count_tokens`, `/v1/messages/batches`) by their path;
+ * a path both APIs have (`/v1/models`, `/v1/files`) by the `anthropic-version`
+ * header that anthropic-sdk-typescript and Claude Code send on every request.
+ */
+export function selectPassThroughFamily(path: string, anthropicVersion: string | string[] | undefined): UpstreamFamily {
+  const bare = path.split('?')[0] ?? '';
+  if (/^(\/v1)?\/messages(\/|$)/.test(bare)) return 'anthropic';
+  return anthropicVersion === undefined ? 'openai' : 'anthropic';
+}
 
 
 /** Which protocol a request path is for; a trailing slash and a query string are ignored. */

@@ -24,6 +24,8 @@ type EncodedBlock = { index: number; kind: 'text' | 'thinking' | 'redacted' | 't
  * - A finish closes open blocks, then sends `message_delta` (stop_reason and
  *   the known usage only, R5.3) and `message_stop`. The stop_sequence text and
  *   refusal `stop_details` are not in neutral events and go out as null/absent.
+ * - `recovery-start` closes every open block (R8.7): the recovery's blocks get
+ *   the next indices, after the cut segment's stops.
  * - An error becomes `event: error` and ends the encoded stream, as upstream does.
  * - A stream that ends with no finish ends without a terminal frame: a cut is
  *   relayed as a cut, never disguised as a normal stop.
@@ -109,8 +111,13 @@ export class MessagesStreamEncoder {
       case 'heartbeat':
         // R1.11: keeps the host's connection alive during a long wait; the SDK skips pings.
         return this.#frame('ping', { type: 'ping' });
-      case 'retry':
       case 'recovery-start':
+        // R8.7: segment 1 may have been cut inside a block (a thinking block with no stop). Close
+        // every open block before the recovery's blocks start: Claude Code builds one message per
+        // content_block_stop and answers with the last one (issue 14), and a start before the
+        // previous stop breaks the SDK's index order.
+        return this.#stopOpenBlocks();
+      case 'retry':
       case 'tombstone':
       case 'warning':
         // Lifecycle events have no Messages wire form.
@@ -162,9 +169,16 @@ export class MessagesStreamEncoder {
     return this.#frame('content_block_stop', { type: 'content_block_stop', index: block.index });
   }
 
+  /** content_block_stop for every open block, in index order. */
+  #stopOpenBlocks(): string {
+    let text = '';
+    for (const id of [...this.#blocks.keys()]) text += this.#stopBlock(id);
+    return text;
+  }
+
   #finish(stopReason: string): string {
     let text = this.#ensureMessageStart();
-    for (const id of [...this.#blocks.keys()]) text += this.#stopBlock(id);
+    text += this.#stopOpenBlocks();
     text += this.#frame('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stopReason, stop_sequence: null },

@@ -86,9 +86,13 @@ export class ResponsesStreamEventBuilder {
         return [...this.start(), { type: 'error', error: { ...describeError(event.error), param: null } }];
       case 'finish':
         return this.finish(event.finishReason.unified);
+      case 'recovery-start':
+        // R8.7: segment 1 may have been cut inside an item (a reasoning item with no
+        // output_item.done). Codex CLI keeps items in the order their `done` arrives and sends
+        // them back in that order (issue 14), so every open item is done before the recovery's start.
+        return this.closeOpenItems();
       case 'retry':
       case 'heartbeat':
-      case 'recovery-start':
       case 'tombstone':
       case 'warning':
         // turnguard's own lifecycle events have no Responses wire form.
@@ -228,13 +232,18 @@ export class ResponsesStreamEventBuilder {
     return [doneEvent, { type: 'response.output_item.done', output_index: open.outputIndex, item }];
   }
 
-  private finish(unified: string): UnnumberedEvent[] {
-    const events = [
-      ...this.start(),
-      ...[...this.openTexts.keys()].flatMap((id) => this.closeText(id)),
-      ...[...this.openReasonings.keys()].flatMap((id) => this.closeReasoning(id, undefined)),
-      ...[...this.openToolCalls.values()].flatMap((open) => this.closeToolCall(open.toolCallId, open.text)),
+  /** The `done` events of every open item, in output_index order (the order they were added). */
+  private closeOpenItems(): UnnumberedEvent[] {
+    const open: Array<{ outputIndex: number; close: () => UnnumberedEvent[] }> = [
+      ...[...this.openTexts.entries()].map(([id, item]) => ({ outputIndex: item.outputIndex, close: () => this.closeText(id) })),
+      ...[...this.openReasonings.entries()].map(([id, item]) => ({ outputIndex: item.outputIndex, close: () => this.closeReasoning(id, undefined) })),
+      ...[...this.openToolCalls.values()].map((item) => ({ outputIndex: item.outputIndex, close: () => this.closeToolCall(item.toolCallId, item.text) })),
     ];
+    return open.sort((a, b) => a.outputIndex - b.outputIndex).flatMap((item) => item.close());
+  }
+
+  private finish(unified: string): UnnumberedEvent[] {
+    const events = [...this.start(), ...this.closeOpenItems()];
     this.finished = true;
     const final: JsonObject = {
       ...this.response,

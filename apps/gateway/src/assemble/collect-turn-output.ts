@@ -1,9 +1,10 @@
 import type { FinishReason, ProviderFields, TurnError, TurnEvent, Usage } from '@turnguard/core';
 
+/** `id`: the neutral block id — for Responses, the upstream's own item id. */
 export type OutputBlock =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string; signature: string | undefined; redacted: boolean; encrypted: string | undefined }
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: string; providerFields: ProviderFields | undefined };
+  | { type: 'text'; id: string; text: string }
+  | { type: 'reasoning'; id: string; text: string; signature: string | undefined; redacted: boolean; encrypted: string | undefined }
+  | { type: 'tool-call'; id: string; toolCallId: string; toolName: string; input: string; providerFields: ProviderFields | undefined };
 
 /** Everything a non-streaming answer needs, gathered from one logical turn's events. */
 export interface TurnOutput {
@@ -15,6 +16,8 @@ export interface TurnOutput {
   usage: Usage | undefined;
   finishReason: FinishReason | undefined;
   error: TurnError | undefined;
+  /** A recovery segment ran (its answer continues segment 1's). */
+  recovered: boolean;
 }
 
 /**
@@ -31,6 +34,7 @@ export class TurnOutputCollector {
     usage: undefined,
     finishReason: undefined,
     error: undefined,
+    recovered: false,
   };
   private readonly open = new Map<string, OutputBlock>();
 
@@ -43,18 +47,18 @@ export class TurnOutputCollector {
         output.createdAt ??= event.createdAt;
         return;
       case 'text-start':
-        this.openBlock(event.id, { type: 'text', text: '' });
+        this.openBlock(event.id, { type: 'text', id: event.id, text: '' });
         return;
       case 'text-delta': {
-        const block = this.openBlock(event.id, { type: 'text', text: '' });
+        const block = this.openBlock(event.id, { type: 'text', id: event.id, text: '' });
         if (block.type === 'text') block.text += event.delta;
         return;
       }
       case 'reasoning-start':
-        this.openBlock(event.id, { type: 'reasoning', text: '', signature: undefined, redacted: event.redacted === true, encrypted: event.encrypted });
+        this.openBlock(event.id, { type: 'reasoning', id: event.id, text: '', signature: undefined, redacted: event.redacted === true, encrypted: event.encrypted });
         return;
       case 'reasoning-delta': {
-        const block = this.openBlock(event.id, { type: 'reasoning', text: '', signature: undefined, redacted: false, encrypted: undefined });
+        const block = this.openBlock(event.id, { type: 'reasoning', id: event.id, text: '', signature: undefined, redacted: false, encrypted: undefined });
         if (block.type === 'reasoning') block.text += event.delta;
         return;
       }
@@ -67,7 +71,7 @@ export class TurnOutputCollector {
         return;
       }
       case 'tool-call-start':
-        this.openBlock(event.toolCallId, { type: 'tool-call', toolCallId: event.toolCallId, toolName: event.toolName, input: '', providerFields: event.providerFields });
+        this.openBlock(event.toolCallId, { type: 'tool-call', id: event.toolCallId, toolCallId: event.toolCallId, toolName: event.toolName, input: '', providerFields: event.providerFields });
         return;
       case 'tool-call-delta': {
         const block = this.open.get(event.toolCallId);
@@ -75,7 +79,7 @@ export class TurnOutputCollector {
         return;
       }
       case 'tool-call-end': {
-        const block = this.openBlock(event.toolCallId, { type: 'tool-call', toolCallId: event.toolCallId, toolName: event.toolName, input: '', providerFields: undefined });
+        const block = this.openBlock(event.toolCallId, { type: 'tool-call', id: event.toolCallId, toolCallId: event.toolCallId, toolName: event.toolName, input: '', providerFields: undefined });
         if (block.type === 'tool-call') block.input = event.input;
         return;
       }
@@ -88,10 +92,12 @@ export class TurnOutputCollector {
       case 'error':
         output.error = event.error;
         return;
+      case 'recovery-start':
+        output.recovered = true;
+        return;
       case 'text-end':
       case 'retry':
       case 'heartbeat':
-      case 'recovery-start':
       case 'tombstone':
       case 'warning':
         return;

@@ -103,7 +103,7 @@ function renderResponsesResponse(output: TurnOutput, requestModel: string | unde
     switch (block.type) {
       case 'text':
         return {
-          id: `msg_turnguard_${index}`,
+          id: block.id === '' ? `msg_turnguard_${index}` : block.id,
           type: 'message',
           status: 'completed',
           role: 'assistant',
@@ -111,7 +111,7 @@ function renderResponsesResponse(output: TurnOutput, requestModel: string | unde
         };
       case 'reasoning':
         return {
-          id: `rs_turnguard_${index}`,
+          id: block.id === '' ? `rs_turnguard_${index}` : block.id,
           type: 'reasoning',
           summary: block.text === '' ? [] : [{ type: 'summary_text', text: block.text }],
           ...(block.encrypted === undefined ? {} : { encrypted_content: block.encrypted }),

@@ -13,6 +13,8 @@ import { tapUpstreamBytes } from './tap-upstream-bytes.js';
 import { resolveUpstreamTarget } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
+import { UpstreamResponses } from './record-upstream-responses.js';
+import { TerminalResponseCapture } from './capture-terminal-response.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -26,6 +28,8 @@ export interface ForwardContext {
   now: () => number;
   /** Responses ids the client saw for recovered turns → the recovery responses' ids (decision 0211). */
   responseChains: ResponseIdChains;
+  /** Gap between `: keep-alive` comments while a stream's upstream is silent (decision 0233); default 15 s. */
+  sseKeepAliveMs?: number;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -82,13 +86,18 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
+  const upstream = new UpstreamResponses();
+  // Responses JSON: the upstream's own terminal object is what the client gets (R8.6).
+  const terminal = protocol === 'responses' && output === undefined ? new TerminalResponseCapture() : undefined;
+  const recorded = upstream.wrap(context.fetch);
+  const fetch = terminal === undefined ? recorded : tapUpstreamBytes(recorded, terminal);
   let run;
   try {
     run = runTurn({
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
-      fetch: output === undefined ? context.fetch : tapUpstreamBytes(context.fetch, output),
+      fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
       retry: { ...context.config.retry },
       streamRecovery: context.config.streamRecovery,
       stats: context.sink,
@@ -112,6 +121,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     protocol,
     events,
     requestModel: typeof body.model === 'string' ? body.model : undefined,
+    upstream,
+    ...(terminal === undefined ? {} : { terminalResponse: () => terminal.lastTerminal() }),
     onFirstByte: () => {
       const seconds = (performance.now() - receivedAt) / 1000;
       // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.
@@ -119,7 +130,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     },
   };
   try {
-    await (output !== undefined ? relayTurnAsSse({ ...relay, output }) : relayTurnAsJson(relay));
+    await (output !== undefined ? relayTurnAsSse({ ...relay, output, ...(context.sseKeepAliveMs === undefined ? {} : { keepAliveMs: context.sseKeepAliveMs }) }) : relayTurnAsJson(relay));
   } finally {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left.

@@ -3,6 +3,11 @@ import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson, sendProtocolError } from '../http/send-json.js';
+import { selectRelayedResponseHeaders } from './forwarded-headers.js';
+import type { UpstreamResponses } from './record-upstream-responses.js';
+import { sendFinalFailure } from './send-final-failure.js';
+import { createSseTextEncoder } from './create-sse-encoder.js';
+import { DEFAULT_SSE_KEEP_ALIVE_MS, EarlySseHeaders } from './early-sse-headers.js';
 import { SseResponseWriter } from './sse-response-writer.js';
 import type { SplicingSseOutput } from './splicing-sse-output.js';
 import { isPreludeEvent } from './observe-turn-events.js';
@@ -12,6 +17,10 @@ export interface RelayOptions {
   protocol: Protocol;
   events: AsyncIterable<TurnEvent>;
   requestModel: string | undefined;
+  /** What the upstream answered: its headers reach the client, an unrecovered error its bytes (R8.6). */
+  upstream: UpstreamResponses;
+  /** Responses JSON only: the upstream's own terminal `response` object of the last segment (R8.6). */
+  terminalResponse?: () => Record<string, unknown> | undefined;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
 }
@@ -19,13 +28,9 @@ export interface RelayOptions {
 export interface SseRelayOptions extends RelayOptions {
   /** What goes on the wire: the upstream's bytes or the encoder's (it is also the tap of runTurn's fetch). */
   output: SplicingSseOutput;
+  /** Gap between `: keep-alive` comment lines while the upstream is silent after the headers (0: none). */
+  keepAliveMs?: number;
 }
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-} as const;
 
 const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS', retryable: false, message: 'The turn ended without a final event.' });
 
@@ -42,12 +47,24 @@ const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS'
  */
 export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
   const { response } = options;
+  const headers = new EarlySseHeaders(response, options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS, options.onFirstByte);
+  // Status and headers go out as soon as segment 1 is a stream (issue 19, decision 0233).
+  options.upstream.onFirstOk = (seen) => headers.send(seen.headers);
+  try {
+    await relayEvents(options, headers);
+  } finally {
+    headers.stopKeepAlive();
+  }
+}
+
+async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): Promise<void> {
+  const { response } = options;
   const iterator = options.events[Symbol.asyncIterator]();
   const held: TurnEvent[] = [];
   for (;;) {
     const next = await iterator.next();
     if (next.done === true) {
-      sendProtocolError(response, options.protocol, NO_EVENTS);
+      failBeforeOutput(options, headers, NO_EVENTS);
       return;
     }
     held.push(next.value);
@@ -56,24 +73,18 @@ export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
   const first = held[held.length - 1]!;
   if (first.type === 'error') {
     await iterator.return?.();
-    if (!response.destroyed) options.onFirstByte();
-    sendProtocolError(response, options.protocol, first.error);
+    failBeforeOutput(options, headers, first.error);
     return;
   }
   if (response.destroyed) {
     await iterator.return?.();
     return;
   }
-  response.writeHead(200, SSE_HEADERS);
+  // The upstream's own headers (request ids, rate limits) as a direct client gets them (R8.6).
+  headers.send(options.upstream.firstOk?.headers ?? {});
+  headers.stopKeepAlive();
   const writer = new SseResponseWriter(response);
-  let wrote = false;
-  const write = (chunk: string | Uint8Array): void => {
-    if (!wrote) {
-      wrote = true;
-      options.onFirstByte();
-    }
-    writer.write(chunk);
-  };
+  const write = (chunk: string | Uint8Array): void => writer.write(chunk);
   const { output } = options;
   // One loop, no generator between runTurn and the socket (each layer cost promise hops per event).
   let finished = false;
@@ -105,6 +116,25 @@ export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
 
 
 /**
+ * The turn failed before any output. Headers not sent yet: an HTTP error, as
+ * the upstream itself would answer. Already sent (segment 1 was a stream, then
+ * cut before output and every retry failed): the protocol's own error
+ * ending, as after output.
+ */
+function failBeforeOutput(options: SseRelayOptions, headers: EarlySseHeaders, error: TurnError): void {
+  const { response } = options;
+  if (response.destroyed) return;
+  if (!headers.sent) {
+    options.onFirstByte();
+    sendFinalFailure(response, options.protocol, error, options.upstream);
+    return;
+  }
+  headers.stopKeepAlive();
+  const encoder = createSseTextEncoder(options.protocol);
+  response.end(encoder.encodeEvent({ type: 'error', error }) + encoder.finish());
+}
+
+/**
  * Non-streaming answer: the turn still streams upstream (so R4 recovery
  * works); the client gets the protocol's JSON body at the end, or on a final
  * failure a JSON error — 502 even when partial text had arrived (R8.3).
@@ -116,8 +146,23 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   options.onFirstByte();
   const error = collector.output.error;
   if (error !== undefined) {
-    sendProtocolError(options.response, options.protocol, error);
+    sendFinalFailure(options.response, options.protocol, error, options.upstream);
     return;
   }
-  sendJson(options.response, 200, renderJsonBody(options.protocol, collector.output, options.requestModel));
+  // A recovered answer is segment 2's: its headers, as its ids (R8.6).
+  const headers = selectRelayedResponseHeaders(options.upstream.lastOk?.headers ?? {});
+  const rendered = renderJsonBody(options.protocol, collector.output, options.requestModel);
+  sendJson(options.response, 200, preferUpstreamObject(rendered, options.terminalResponse?.(), collector.output.recovered), headers);
+}
+
+/**
+ * R8.6: the upstream's own `response.completed` object as it came; after a
+ * recovery, segment 2's object (its id, fields) with the whole turn's output
+ * (segment 1's items, then segment 2's, with the upstream's item ids) and the
+ * turn's usage (R5).
+ */
+function preferUpstreamObject(rendered: Record<string, unknown>, upstream: Record<string, unknown> | undefined, recovered: boolean): Record<string, unknown> {
+  if (upstream === undefined) return rendered;
+  if (!recovered) return upstream;
+  return { ...upstream, output: rendered.output, ...(rendered.usage === undefined ? {} : { usage: rendered.usage }) };
 }

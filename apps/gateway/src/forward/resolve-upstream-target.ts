@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Protocol, UpstreamTarget } from '@turnguard/core';
 import { createClientError } from '../http/protocol-error-body.js';
+import { RECOVERY_ROUTE_OWN_REQUEST_HEADERS, selectForwardedRequestHeaders } from './forwarded-headers.js';
 
 /** Where a protocol's key is read from when the client sent none (the SDKs' own variable names). */
 export const CREDENTIAL_ENV: Record<Protocol, string> = {
@@ -8,13 +9,6 @@ export const CREDENTIAL_ENV: Record<Protocol, string> = {
   responses: 'OPENAI_API_KEY',
   messages: 'ANTHROPIC_API_KEY',
 };
-
-/**
- * Client headers relayed upstream unchanged: beta flags and account scoping
- * that change what the upstream accepts. Everything else (user agents, SDK
- * retry counters, hop-by-hop headers) stays at the gateway.
- */
-const RELAYED_HEADERS = ['anthropic-beta', 'openai-organization', 'openai-project', 'openai-beta'] as const;
 
 function readHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -44,9 +38,17 @@ export interface TargetContext {
  * R8.5: the key passes through from the client's headers or comes from the
  * environment; it lives only in this per-request target and is never
  * logged, stored or put into stats. No key at all → 401 in the protocol's shape.
+ *
+ * R8.6: the client's headers go upstream unchanged, its own auth header
+ * included (`Authorization: Bearer` on /v1/messages stays Bearer: the SDK's
+ * `authToken`, Claude Code's `ANTHROPIC_AUTH_TOKEN`), so `apiKey` is set only
+ * when the key comes from the environment and the adapter adds the
+ * protocol's usual header for it.
  */
 export function resolveUpstreamTarget(context: TargetContext): UpstreamTarget {
-  const apiKey = readClientKey(context.headers) ?? context.env[CREDENTIAL_ENV[context.protocol]] ?? (context.mock ? 'turnguard-mock' : undefined);
+  const headers = selectForwardedRequestHeaders(context.headers, RECOVERY_ROUTE_OWN_REQUEST_HEADERS);
+  if (readClientKey(context.headers) !== undefined) return { baseUrl: context.baseUrl, headers };
+  const apiKey = context.env[CREDENTIAL_ENV[context.protocol]] ?? (context.mock ? 'turnguard-mock' : undefined);
   if (apiKey === undefined || apiKey === '') {
     throw createClientError(
       401,
@@ -55,10 +57,8 @@ export function resolveUpstreamTarget(context: TargetContext): UpstreamTarget {
       'auth',
     );
   }
-  const headers: Record<string, string> = {};
-  for (const name of RELAYED_HEADERS) {
-    const value = readHeader(context.headers, name);
-    if (value !== undefined) headers[name] = value;
-  }
+  // An empty auth header the client sent must not blank the environment's key.
+  delete headers.authorization;
+  delete headers['x-api-key'];
   return { baseUrl: context.baseUrl, apiKey, headers };
 }

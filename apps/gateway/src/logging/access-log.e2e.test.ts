@@ -71,7 +71,8 @@ describe('R8.11 access log', () => {
     expect(lines.map(({ method, route, model, status, physicalRequests, recovered: wasRecovered, outcome }) => ({ method, route, model, status, physicalRequests, recovered: wasRecovered, outcome }))).toEqual([
       { method: 'POST', route: '/v1/chat/completions', model: 'gpt-test', status: 200, physicalRequests: 1, recovered: false, outcome: 'OK' },
       { method: 'POST', route: '/v1/messages', model: 'claude-test', status: 200, physicalRequests: 2, recovered: true, outcome: 'OK' },
-      { method: 'GET', route: '/v1/nowhere', model: undefined, status: 404, physicalRequests: 0, recovered: false, outcome: 'GATEWAY_UNKNOWN_ROUTE' },
+      // R8.8: an unknown path is the upstream's to answer (its 404), forwarded outside any turn.
+      { method: 'GET', route: '/v1/nowhere', model: undefined, status: 404, physicalRequests: 1, recovered: false, outcome: 'PASS_THROUGH' },
       { method: 'POST', route: '/v1/chat/completions', model: undefined, status: 403, physicalRequests: 0, recovered: false, outcome: 'GATEWAY_FORBIDDEN_HOST' },
       { method: 'POST', route: '/v1/chat/completions', model: undefined, status: 413, physicalRequests: 0, recovered: false, outcome: 'GATEWAY_BODY_TOO_LARGE' },
     ]);

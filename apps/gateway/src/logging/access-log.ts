@@ -7,6 +7,8 @@ interface AccessNotes {
   model?: string | undefined;
   turn?: Promise<TurnResult>;
   outcome?: string;
+  /** Physical upstream requests made outside a turn (a pass-through route, R8.8). */
+  physicalRequests?: number;
 }
 
 const notes = new WeakMap<ServerResponse, AccessNotes>();
@@ -25,6 +27,11 @@ export function noteTurn(response: ServerResponse, model: string | undefined, re
 /** A request refused before any turn (bad body, foreign Host, no token…): its error code. */
 export function noteRefusal(response: ServerResponse, code: string): void {
   notesOf(response).outcome = code;
+}
+
+/** A request forwarded as it came, outside any turn (R8.8): one physical request, no recovery. */
+export function notePassThrough(response: ServerResponse): void {
+  Object.assign(notesOf(response), { outcome: 'PASS_THROUGH', physicalRequests: 1 });
 }
 
 /** The route part of the URL only: a query string may hold a key (`?key=`), so it is never logged. */
@@ -72,7 +79,7 @@ export function startAccessLog(logger: Logger, request: IncomingMessage, respons
           route,
           model: entry.model,
           status: response.statusCode,
-          physicalRequests: result?.segments.length ?? 0,
+          physicalRequests: result?.segments.length ?? entry.physicalRequests ?? 0,
           recovered: result?.recovery?.recovered === true,
           outcome: result === undefined ? (entry.outcome ?? (response.statusCode < 400 ? 'OK' : 'ERROR')) : turnOutcome(result),
           completed: response.writableFinished,

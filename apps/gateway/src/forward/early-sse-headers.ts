@@ -1,0 +1,58 @@
+import type { ServerResponse } from 'node:http';
+import { selectRelayedResponseHeaders } from './forwarded-headers.js';
+
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
+
+/** An SSE comment line: every SSE parser ignores it (WHATWG HTML §9.2.6, lines starting with ':'). */
+const KEEP_ALIVE_COMMENT = ': keep-alive\n\n';
+
+/** Default gap between comment lines while the upstream is silent: well under common 60 s proxy idle limits. */
+export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * The streaming answer's status and headers, sent as soon as segment 1 is
+ * known to be a stream (issue 19, decision 0233): the client sees the
+ * upstream's own headers (request ids) at once, and SSE comment lines while
+ * the upstream is silent (a model thinking for a minute), so its idle timers
+ * do not fire. No frame of the protocol is invented: the first `data:` the
+ * client reads is still the upstream's own (its ids), or after a retry before
+ * any output, the retry's — invisible to the client.
+ */
+export class EarlySseHeaders {
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly keepAliveMs: number,
+    private readonly onSent: () => void,
+  ) {}
+
+  get sent(): boolean {
+    return this.response.headersSent;
+  }
+
+  /** Sends the status and `upstreamHeaders` (once), then comment lines until `stopKeepAlive`. */
+  send(upstreamHeaders: Record<string, string>): void {
+    const { response } = this;
+    if (response.headersSent || response.destroyed) return;
+    response.writeHead(200, { ...selectRelayedResponseHeaders(upstreamHeaders), ...SSE_HEADERS });
+    response.flushHeaders();
+    this.onSent();
+    if (this.keepAliveMs > 0) {
+      this.#timer = setInterval(() => {
+        if (!response.destroyed && !response.writableEnded) response.write(KEEP_ALIVE_COMMENT);
+      }, this.keepAliveMs);
+      this.#timer.unref();
+    }
+  }
+
+  /** The protocol's own bytes flow now (or the response ended): no more comment lines. */
+  stopKeepAlive(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

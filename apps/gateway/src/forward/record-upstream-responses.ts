@@ -1,0 +1,62 @@
+import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import { readResponseHeaderRecord } from './forwarded-headers.js';
+
+/** One upstream HTTP response as the client would have seen it directly. */
+export interface UpstreamResponseSeen {
+  status: number;
+  headers: Record<string, string>;
+  /** Error responses only: the body runTurn's classifyError read, to relay as it came (R8.6). */
+  errorBody: string | undefined;
+}
+
+/**
+ * Remembers what the upstream answered to the turn's physical requests, so
+ * the gateway can relay the upstream's own headers (request ids, rate
+ * limits) and an unrecovered error's own status and body instead of
+ * rewriting them (R8.6, issue 14).
+ */
+export class UpstreamResponses {
+  /** The first successful response: its headers are the ones an SSE client gets (sent before any recovery). */
+  firstOk: UpstreamResponseSeen | undefined;
+  /** The latest successful response: a JSON answer carries its headers (segment 2's after a recovery). */
+  lastOk: UpstreamResponseSeen | undefined;
+  /** The latest error response, whose body was read. */
+  lastError: UpstreamResponseSeen | undefined;
+  /** The latest response of any kind. */
+  last: UpstreamResponseSeen | undefined;
+  /** Called once, when the first successful response arrives (a streaming relay sends its headers then). */
+  onFirstOk: ((seen: UpstreamResponseSeen) => void) | undefined;
+
+  /** `fetch` with every response recorded here; bodies are untouched, an error body is copied as classifyError reads it. */
+  wrap(fetch: FetchFunction): FetchFunction {
+    return async (input, init) => {
+      const response = await fetch(input, init);
+      const seen: UpstreamResponseSeen = { status: response.status, headers: readResponseHeaderRecord(response.headers), errorBody: undefined };
+      this.last = seen;
+      if (response.ok) {
+        this.lastOk = seen;
+        if (this.firstOk === undefined) {
+          this.firstOk = seen;
+          this.onFirstOk?.(seen);
+        }
+        return response;
+      }
+      this.lastError = seen;
+      return withRecordedText(response, seen);
+    };
+  }
+}
+
+function withRecordedText(response: FetchResponse, seen: UpstreamResponseSeen): FetchResponse {
+  return {
+    ok: response.ok,
+    status: response.status,
+    headers: response.headers,
+    body: response.body,
+    text: async () => {
+      const text = await response.text();
+      seen.errorBody = text;
+      return text;
+    },
+  };
+}

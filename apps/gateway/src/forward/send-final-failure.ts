@@ -1,0 +1,33 @@
+import type { ServerResponse } from 'node:http';
+import type { Protocol, TurnError } from '@turnguard/core';
+import { sendProtocolError } from '../http/send-json.js';
+import { selectRelayedResponseHeaders } from './forwarded-headers.js';
+import type { UpstreamResponses } from './record-upstream-responses.js';
+
+/**
+ * A turn's final failure as an HTTP answer (no SSE sent yet). When it is the
+ * upstream's own HTTP error (a 400, a 429 or 5xx whose retries ran out) the
+ * client gets that response as it came — status, headers, body — so the
+ * SDK's `err.code`, `err.param`, `err.requestID` are the direct ones (R8.6);
+ * Codex branches on `context_length_exceeded`. Otherwise (a cut, a time
+ * limit, a transport failure) the gateway's own error in the protocol's
+ * shape. Both carry `x-should-retry: false` (R8.10, decision 0231).
+ */
+export function sendFinalFailure(response: ServerResponse, protocol: Protocol, error: TurnError, upstream: UpstreamResponses): void {
+  if (response.headersSent || response.destroyed) return;
+  const seen = upstream.lastError;
+  const isUpstreamsOwn = seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status;
+  if (!isUpstreamsOwn) {
+    sendProtocolError(response, protocol, error);
+    return;
+  }
+  const body = seen.errorBody!;
+  response.writeHead(seen.status, {
+    ...selectRelayedResponseHeaders(seen.headers),
+    'content-type': seen.headers['content-type'] ?? 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    // The gateway already retried what was retryable: a resend by the client only repeats the turn.
+    'x-should-retry': 'false',
+  });
+  response.end(body);
+}
