@@ -6,10 +6,8 @@ import { startScriptedGateway, type ScriptedGateway } from './testing/scripted-s
 
 // R8.12 (issue 14): a response whose terminal frame arrived is complete even if the transport then
 // ends badly; through the gateway it is never a 502 nor an appended error. Real sockets both ways.
-// runTurn still reports these endings as a failure (it emits an error after the terminal frame,
-// and the gateway relays what runTurn decides); core's "complete means complete" change is another
-// engineer's (issue 14's core part). Until it lands these are `it.fails`: they turn red the day
-// core is fixed, and then `.fails` comes off, so the gateway's agreement is checked from that day on.
+// runTurn decides this in core (decision 0270); the gateway relays what runTurn decides, so these
+// check that the two agree.
 let scripted: ScriptedGateway;
 beforeAll(async () => {
   scripted = await startScriptedGateway();
@@ -42,7 +40,7 @@ const BAD_ENDINGS: BadEnding[] = [
 describe('R8.12 complete means complete, through the gateway', () => {
   for (const protocol of PROTOCOLS) {
     for (const ending of BAD_ENDINGS) {
-      it.fails(`${protocol}: ${ending.name} — streaming gets the upstream's stream and nothing after; JSON is a 200`, async () => {
+      it(`${protocol}: ${ending.name} — streaming gets the upstream's stream and nothing after; JSON is a 200`, async () => {
         const text = completeStream(protocol);
         scripted.replies.push(ending.reply(text));
         const streamed = await scripted.post(protocol, protocol === 'chat' ? { stream_options: { include_usage: true } } : {});
