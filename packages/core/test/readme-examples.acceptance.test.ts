@@ -32,7 +32,7 @@ afterAll(() => {
 });
 
 const READMES: Array<{ protocol: Protocol; pkg: string; path: string; env: string }> = [
-  { protocol: 'chat', pkg: 'adapter-chat', path: '/v1/chat/completions', env: 'DEEPSEEK_API_KEY' },
+  { protocol: 'chat', pkg: 'adapter-chat', path: '/v1/chat/completions', env: 'OPENAI_API_KEY' },
   { protocol: 'messages', pkg: 'adapter-messages', path: '/v1/messages', env: 'ANTHROPIC_API_KEY' },
   { protocol: 'responses', pkg: 'adapter-responses', path: '/v1/responses', env: 'OPENAI_API_KEY' },
 ];

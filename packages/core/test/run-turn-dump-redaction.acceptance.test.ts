@@ -31,7 +31,7 @@ const SHAPES: Array<[string, { apiKey?: string; headers?: Record<string, string>
 ];
 
 describe('R1.10 dump redaction by the request\'s own credential values', () => {
-  it.each(SHAPES)('%s echoed by the upstream never reaches the dump file', async (_shape, credentials, secret) => {
+  it.each(SHAPES)('%s echoed by the upstream never reaches the dump file nor the error message', async (_shape, credentials, secret) => {
     upstream = await startLoopbackUpstream();
     directory = await mkdtemp(join(tmpdir(), 'turnguard-dump-'));
     for (const echo of [`Incorrect API key provided: ${secret}.`, `upstream saw header Bearer ${secret} (mid-string)`]) {
@@ -45,6 +45,8 @@ describe('R1.10 dump redaction by the request\'s own credential values', () => {
       const result = await run.result;
       const path = result.error?.details.debugDumpPath;
       expect(typeof path).toBe('string');
+      expect(result.error?.message).not.toContain(secret);
+      expect(result.error?.message).toContain('[redacted]');
       const text = await readFile(path as string, 'utf8');
       expect(text).not.toContain(secret);
       expect(text).toContain('[redacted]');

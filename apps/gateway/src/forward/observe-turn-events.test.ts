@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TurnEvent } from '@turnguard/core';
 import { observeTurnEvents } from './observe-turn-events.js';
 
-const retry: TurnEvent = { type: 'retry', attempt: 1, delayMs: 5, kind: 'rate_limit', code: 'RATE_LIMITED', status: 429, attemptId: 'a2', previousAttemptId: 'a1' };
+const retry: TurnEvent = { type: 'retry', retryNumber: 1, attempt: 1, delayMs: 5, kind: 'rate_limit', code: 'RATE_LIMITED', status: 429, attemptId: 'a2', previousAttemptId: 'a1' };
 const usage: TurnEvent = {
   type: 'usage',
   usage: { inputTokens: 1, cachedInputTokens: undefined, cacheCreationInputTokens: undefined, outputTokens: 2, reasoningTokens: undefined, totalTokens: 3 },

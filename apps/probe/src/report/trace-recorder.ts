@@ -19,7 +19,7 @@ export interface TraceEntry {
 export function describeEventForTrace(event: ObservedEvent): Record<string, unknown> | undefined {
   switch (event.type) {
     case 'retry':
-      return { attempt: event.retryNumber ?? event.attempt, delayMs: event.delayMs, kind: event.kind, code: event.code, status: event.status };
+      return { attempt: event.retryNumber, delayMs: event.delayMs, kind: event.kind, code: event.code, status: event.status };
     case 'recovery-start':
       return { recoveryId: event.recoveryId };
     case 'finish':

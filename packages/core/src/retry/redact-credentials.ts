@@ -105,6 +105,21 @@ export function collectCredentialValues(target: { apiKey?: string | undefined; h
   return values;
 }
 
+const CREDENTIAL_VALUES = new RegExp(CREDENTIAL_VALUE.source, 'gi');
+
+/**
+ * A message with every credential-looking run and every given secret value
+ * replaced by `[redacted]`, the rest kept (issue 15: an upstream that echoes
+ * the caller's key in its error text must not put it into our TurnError).
+ */
+export function redactCredentialText(text: string, secrets: readonly string[]): string {
+  let redacted = text.replace(CREDENTIAL_VALUES, REDACTED);
+  for (const secret of secrets) {
+    if (secret.length >= MIN_SECRET_LENGTH && redacted.includes(secret)) redacted = redacted.split(secret).join(REDACTED);
+  }
+  return redacted;
+}
+
 function isHeadersObject(value: object): value is { entries(): IterableIterator<[string, string]> } {
   return typeof Headers !== 'undefined' && value instanceof Headers;
 }

@@ -1,5 +1,6 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import { attachPairingDiagnostic, readPairingTokens } from '../errors/attach-pairing-diagnostic.js';
+import { collectCredentialValues, redactCredentialText } from '../retry/redact-credentials.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { ByteStream } from '../sse/byte-stream.js';
@@ -115,6 +116,8 @@ async function sendAndReadSegment<Native extends object>(
     const error = attachPairingDiagnostic(adapter.classifyError(response.status, response.headers, bodyText), () =>
       adapter.parseRequest(options.native).prompt.messages,
     );
+    // Issue 15: the upstream may echo the caller's key in its error text; the TurnError never keeps it.
+    error.message = redactCredentialText(error.message, collectCredentialValues({ apiKey: options.target.apiKey, headers: http.headers }));
     const pairing = readPairingTokens(error);
     if (pairing !== undefined) options.onWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
     return { stage: 'http-error', startedAt, endedAt: now(), error };

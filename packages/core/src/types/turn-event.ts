@@ -33,11 +33,10 @@ export type TurnEvent =
   | { type: 'error'; error: TurnError }
   /**
    * R1.5: a retry is about to be waited for (the retry layer's own event,
-   * passed through: runTurn always sets `retryNumber`). Optional here only so
-   * events built before the rename still type-check during the deprecation
-   * of `attempt` (decision 0262).
+   * passed through). `attempt` is a deprecated alias of `retryNumber`
+   * (decision 0262).
    */
-  | ({ type: 'retry' } & Omit<RetryEvent, 'retryNumber'> & { retryNumber?: number })
+  | ({ type: 'retry' } & RetryEvent)
   /** R1.11: unattended mode is still sleeping. */
   | { type: 'heartbeat'; waitedMs: number; remainingMs: number }
   /** R4: a recovery segment starts after a cut thinking stream. */
