@@ -40,6 +40,16 @@ describe('R8.6 request headers reach the upstream unchanged', () => {
     expect(sent).not.toHaveProperty('x-api-key');
   });
 
+  it('the client’s query string reaches the upstream on a recovery route (Claude Code’s ?beta=true)', async () => {
+    harness.upstream.messages.enqueue(scenario.messages().text('ok'));
+    const response = await postRaw('/v1/messages?beta=true', { model: 'claude-test', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': 'sk-ant-client' });
+    await response.text();
+    expect(response.status).toBe(200);
+    const sent = new URL(harness.upstream.requests[0]!.url, 'http://upstream.invalid');
+    expect(sent.pathname).toBe('/v1/messages');
+    expect(sent.search).toBe('?beta=true');
+  });
+
   it('chat: Codex’s session headers and the client’s user-agent reach the upstream', async () => {
     harness.upstream.chat.enqueue(scenario.chat().text('ok'));
     const clientHeaders = { authorization: 'Bearer sk-codex', 'user-agent': 'codex_exec/0.50.0', originator: 'codex_exec', 'session-id': 's-9', 'x-client-request-id': 'c-1', 'x-codex-turn-state': 't', 'openai-organization': 'org-1' };

@@ -10,7 +10,7 @@ import { observeTurnEvents } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
 import { SplicingSseOutput } from './splicing-sse-output.js';
 import { tapUpstreamBytes } from './tap-upstream-bytes.js';
-import { resolveUpstreamTarget } from './resolve-upstream-target.js';
+import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
@@ -62,7 +62,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   }
   let target;
   try {
-    target = resolveUpstreamTarget({ protocol, baseUrl: context.upstreams[protocol], headers: request.headers, env: context.env, mock: context.config.mock });
+    target = resolveUpstreamTarget({ protocol, baseUrl: withClientQuery(context.upstreams[protocol], request.url), headers: request.headers, env: context.env, mock: context.config.mock });
   } catch (error) {
     rejectRequest(error as TurnError);
     return;

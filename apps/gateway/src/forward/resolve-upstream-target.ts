@@ -25,6 +25,19 @@ function readClientKey(headers: IncomingHttpHeaders): string | undefined {
   return match?.[1]?.trim() || undefined;
 }
 
+/**
+ * R8.6: the client's query string goes upstream too (Claude Code posts
+ * `/v1/messages?beta=true`); a query the configured upstream base already has
+ * (Azure's `api-version`) comes first. The adapters keep a base URL's query at
+ * the end of the endpoint URL (core's resolveEndpointUrl).
+ */
+export function withClientQuery(baseUrl: string, requestUrl: string | undefined): string {
+  const queryAt = requestUrl?.indexOf('?') ?? -1;
+  if (requestUrl === undefined || queryAt === -1 || queryAt === requestUrl.length - 1) return baseUrl;
+  const clientQuery = requestUrl.slice(queryAt + 1);
+  return baseUrl.includes('?') ? `${baseUrl}&${clientQuery}` : `${baseUrl}?${clientQuery}`;
+}
+
 export interface TargetContext {
   protocol: Protocol;
   baseUrl: string;
