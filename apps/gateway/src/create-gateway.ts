@@ -78,6 +78,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let address: AddressInfo | undefined;
   let context: ForwardContext | undefined;
   let transport: NodeHttpFetch | undefined;
+  // One undici dispatcher for the recovery routes and the pass-through ones (proxy variables from the gateway's env).
+  const upstreamTransport = (): NodeHttpFetch => (transport ??= createNodeHttpFetch({ env: env ?? process.env }));
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? '/';
@@ -114,7 +116,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const family = selectPassThroughFamily(path, request.headers['anthropic-version']);
     const keyProtocol = family === 'anthropic' ? 'messages' : 'chat';
     notePassThrough(response);
-    await passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] });
+    await passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] }, upstreamTransport().dispatcher);
   };
 
   const refuse = (response: ServerResponse, path: string, error: TurnError): void => {
@@ -166,7 +168,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         env: withholdEnvironmentKeys(config, env ?? process.env),
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
-        fetch: fetch ?? (transport ??= createNodeHttpFetch({ env: env ?? process.env })).fetch,
+        fetch: fetch ?? upstreamTransport().fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
         ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),

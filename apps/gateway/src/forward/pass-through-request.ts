@@ -1,12 +1,13 @@
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { Dispatcher } from 'undici';
 import { createClientError } from '../http/protocol-error-body.js';
 import { sendProtocolError } from '../http/send-json.js';
 import type { UpstreamFamily } from '../protocol-routes.js';
 import { selectForwardedRequestHeaders } from './forwarded-headers.js';
 
-/** Only `host` is the new request's own: the body is piped as it came, so its length and encodings stay the client's. */
-const PASS_THROUGH_OWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host']);
+/** Only `host` (and `expect`, which undici refuses: it sends the body at once) are the new request's own: the body streams as it came, so its length and encodings stay the client's. */
+const PASS_THROUGH_OWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host', 'expect']);
 const HOP_BY_HOP_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
 
 export interface PassThroughTarget {
@@ -37,41 +38,55 @@ function addEnvironmentKey(headers: Record<string, string>, target: PassThroughT
   else headers.authorization = `Bearer ${target.envKey}`;
 }
 
+/** A request whose client sent no body framing has none upstream either (undici refuses a body on GET/HEAD). */
+function hasRequestBody(request: IncomingMessage): boolean {
+  return request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
+}
+
+function relayedResponseHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const relayed: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP_RESPONSE.has(name)) relayed[name] = value;
+  return relayed;
+}
+
 /**
  * Every path that is not a recovery route (R8.8: `GET /v1/models`,
  * `/v1/models/{id}`, `POST /v1/messages/count_tokens`, embeddings, files…):
- * forwarded unchanged — method, path, query, headers, body piped as it came —
- * and the upstream's answer piped back with its status and headers, no
- * recovery, like a reverse proxy. A client that leaves ends the upstream request.
+ * forwarded unchanged — method, path, query, headers, body streamed as it came —
+ * and the upstream's answer streamed back with its status and headers, no
+ * recovery, like a reverse proxy. It goes over the recovery routes' undici
+ * dispatcher, so keep-alive pools and HTTP(S)_PROXY / NO_PROXY apply alike.
+ * A client that leaves ends the upstream request.
  */
-export function passThroughRequest(request: IncomingMessage, response: ServerResponse, target: PassThroughTarget): Promise<void> {
+export async function passThroughRequest(request: IncomingMessage, response: ServerResponse, target: PassThroughTarget, dispatcher: Dispatcher): Promise<void> {
   const url = buildPassThroughUrl(target, request.url ?? '/');
   const headers = selectForwardedRequestHeaders(request.headers, PASS_THROUGH_OWN_REQUEST_HEADERS);
   addEnvironmentKey(headers, target);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    const upstream = send(url, { method: request.method, headers }, (answer) => {
-      const relayed: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP_RESPONSE.has(name)) relayed[name] = value;
-      response.writeHead(answer.statusCode ?? 502, relayed);
-      answer.pipe(response);
-      answer.once('end', resolve);
-      answer.once('error', () => {
-        response.destroy();
-        resolve();
-      });
+  const clientGone = new AbortController();
+  const onClose = (): void => {
+    if (!response.writableFinished) clientGone.abort();
+  };
+  response.once('close', onClose);
+  try {
+    const answer = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: (request.method ?? 'GET') as Dispatcher.HttpMethod,
+      headers,
+      body: hasRequestBody(request) ? request : null,
+      signal: clientGone.signal,
     });
-    upstream.once('error', () => {
-      if (!response.headersSent) {
-        const protocol = target.family === 'anthropic' ? 'messages' : 'chat';
-        sendProtocolError(response, protocol, createClientError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', `The upstream for ${url.pathname} could not be reached.`, 'transport'), 502);
-      } else response.destroy();
-      resolve();
-    });
-    response.once('close', () => {
-      if (!response.writableFinished) upstream.destroy();
-      resolve();
-    });
-    request.pipe(upstream);
-  });
+    response.writeHead(answer.statusCode, relayedResponseHeaders(answer.headers));
+    await pipeline(answer.body, response);
+  } catch {
+    if (clientGone.signal.aborted) return;
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const protocol = target.family === 'anthropic' ? 'messages' : 'chat';
+    sendProtocolError(response, protocol, createClientError(502, 'GATEWAY_UPSTREAM_UNREACHABLE', `The upstream for ${url.pathname} could not be reached.`, 'transport'), 502);
+  } finally {
+    response.off('close', onClose);
+  }
 }

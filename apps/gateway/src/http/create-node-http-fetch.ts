@@ -1,4 +1,5 @@
 import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import type { Dispatcher } from 'undici';
 import { createUpstreamDispatcher, type GatewayEnv } from './create-node-http-fetch-dispatcher.js';
 import { addUrlCredentials, readRequestHeaders } from './create-node-http-fetch-headers.js';
 import { createAbortError } from './node-body-stream.js';
@@ -7,6 +8,8 @@ import { dispatchRequest } from './create-node-http-fetch-handler.js';
 /** A FetchFunction over undici's dispatcher API, plus the keep-alive pools it owns. */
 export interface NodeHttpFetch {
   fetch: FetchFunction;
+  /** The same pools (and proxy settings) for the gateway's pass-through routes (R8.8). */
+  readonly dispatcher: Dispatcher;
   /** Closes the pooled upstream sockets (gateway close). */
   destroy(): void;
 }
@@ -80,6 +83,7 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHtt
 
   return {
     fetch,
+    dispatcher,
     destroy() {
       // In-flight bodies fail as cut (`terminated`); nothing waits on this promise.
       dispatcher.destroy().catch(() => undefined);
