@@ -1,26 +1,22 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createProxy } from 'proxy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './create-gateway.js';
+import { LoopbackServers } from './testing/loopback-servers.test-helper.js';
 
 // R8.8 with issue 16's proxy support: the pass-through routes go over the same undici dispatcher as
 // the recovery routes, so HTTP_PROXY / NO_PROXY from the gateway's env apply to them too.
-let servers: Server[] = [];
+const servers = new LoopbackServers();
 let gateway: Gateway | undefined;
 
 afterEach(async () => {
   await gateway?.close();
   gateway = undefined;
-  for (const server of servers) server.closeAllConnections();
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  servers = [];
+  await servers.closeAll();
 });
 
 async function listen(server: Server): Promise<string> {
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${await servers.listen(server)}`;
 }
 
 async function startUpstream(): Promise<{ url: string; paths: string[] }> {

@@ -2,18 +2,18 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProxy } from 'proxy';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LoopbackServers } from '../testing/loopback-servers.test-helper.js';
 import { createNodeHttpFetch, type NodeHttpFetch } from './create-node-http-fetch.js';
 
 // Issue 16: HTTP_PROXY / HTTPS_PROXY / NO_PROXY from the gateway's env, through real loopback proxies
 // (the `proxy` package: CONNECT tunnels and absolute-form forwarding), and https upstreams.
 
 let tls: { key: Buffer; cert: Buffer };
-let servers: Server[] = [];
+const servers = new LoopbackServers();
 let transport: NodeHttpFetch | undefined;
 
 beforeAll(() => {
@@ -29,17 +29,10 @@ beforeAll(() => {
 afterEach(async () => {
   transport?.destroy();
   transport = undefined;
-  for (const server of servers) server.closeAllConnections();
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  servers = [];
+  await servers.closeAll();
 });
 
-
-async function listen(server: Server): Promise<number> {
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
+const listen = (server: Server): Promise<number> => servers.listen(server);
 
 const answer = (request: IncomingMessage, response: ServerResponse): void => {
   request.resume();
