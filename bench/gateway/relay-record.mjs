@@ -17,6 +17,8 @@ const sizesMb = (process.env.BENCH_RECORD_MB ?? '1 8 32').split(/\s+/).filter(Bo
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-relay-record-'));
 const MB = 1024 * 1024;
+// BENCH_GATEWAY_NODE_ARGS="--trace-gc" (or a heap flag) goes to every gateway child.
+const gatewayNodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const bundle = (sourceRoot, outDir) =>
   bundleFromSource({ entryName: 'relay-record-gateway', entryFile: join(sourceRoot, 'bench/gateway/relay-record-gateway.mjs'), outDir, sourceRoot });
@@ -62,7 +64,7 @@ const rows = [];
 for (const sizeMb of sizesMb) {
   body = recordStream(sizeMb);
   for (const [name, file] of Object.entries(trees)) {
-    const { child, info } = await startChild([file, String(upstreamPort)]);
+    const { child, info } = await startChild([...gatewayNodeArgs, file, String(upstreamPort)]);
     const agent = new Agent({ keepAlive: true });
     const { totalMs } = await streamOnce(agent, info.port, requestBody);
     const peak = await new Promise((resolve) => {
