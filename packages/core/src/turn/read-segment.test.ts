@@ -28,9 +28,8 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
   return {
     events,
     race: new AbortRace(state),
-    deliver,
-    onWarning: () => undefined,
-    onMetadata: () => undefined,
+    channel: { handOver: (event, listener) => void deliver(event).then(() => listener.resume(), (error: Error) => listener.stop(error)) },
+    notices: { addWarning: () => undefined, noteMetadata: () => undefined },
     now: () => 0,
     forwardToolCalls: true,
     blockIdPrefix: '',
