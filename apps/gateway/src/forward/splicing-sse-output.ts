@@ -1,9 +1,8 @@
 import type { Protocol, TurnEvent } from '@turnguard/core';
 import { createSseTextEncoder, type SpliceableSseEncoder } from './create-sse-encoder.js';
-import { SseRecordEndScanner } from './find-last-record-end.js';
+import { PendingSseBytes } from './pending-sse-bytes.js';
 import type { UpstreamByteTap } from './tap-upstream-bytes.js';
 
-const EMPTY: Uint8Array = new Uint8Array(0);
 const SEQUENCE_KEY = Buffer.from('"sequence_number":');
 const USAGE_ONLY_MARK = Buffer.from('"choices":[]');
 // Buffer's byte search works on any Uint8Array: no Buffer view (or needle) per relayed chunk.
@@ -48,7 +47,7 @@ export class SplicingSseOutput implements UpstreamByteTap {
   /** The raw body ended or was replaced (a new body started): nothing more of it may be written. */
   #rawClosed = false;
   /** Bytes of the current body read by the decoder and not yet written. */
-  #pending = new PendingBytes();
+  #pending = new PendingSseBytes();
   /** Events consumed since the last raw write: their bytes are in `#pending`. */
   readonly #unwritten: TurnEvent[] = [];
   #lastWritten: Uint8Array | undefined;
@@ -65,7 +64,7 @@ export class SplicingSseOutput implements UpstreamByteTap {
 
   onBodyStart(): void {
     this.#bodies += 1;
-    this.#pending = new PendingBytes();
+    this.#pending = new PendingSseBytes();
     if (this.#mode === 'raw') this.#rawClosed = true;
   }
 
@@ -145,7 +144,7 @@ export class SplicingSseOutput implements UpstreamByteTap {
   #switchToEncoder(): void {
     this.#mode = 'encode';
     this.#rawClosed = true;
-    this.#pending = new PendingBytes();
+    this.#pending = new PendingSseBytes();
     if (this.#lastWritten !== undefined && this.#encoder.continueSequenceAt !== undefined) {
       const last = findLastSequenceNumber(this.#lastWritten);
       if (last !== undefined) this.#encoder.continueSequenceAt(last + 1);
@@ -157,62 +156,6 @@ export class SplicingSseOutput implements UpstreamByteTap {
   #writeEncoded(event: TurnEvent): void {
     const text = this.#encoder.encodeEvent(event);
     if (text !== '') this.#write(text);
-  }
-}
-
-/**
- * A body's bytes read and not yet written, kept as the chunks they arrived
- * in (issue 16: joining them on every read was quadratic in the length of
- * one record). Only new bytes are searched for a record end, and each byte
- * is copied at most once, when it is taken; memory is the pending bytes.
- */
-class PendingBytes {
-  #chunks: Uint8Array[] = [];
-  #size = 0;
-  readonly #scanner = new SseRecordEndScanner();
-
-  get size(): number {
-    return this.#size;
-  }
-
-  /** Just past the last whole SSE record pending (0 when none). */
-  get lastRecordEnd(): number {
-    return this.#scanner.lastRecordEnd;
-  }
-
-  push(chunk: Uint8Array): void {
-    if (chunk.length === 0) return;
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    this.#scanner.feed(chunk);
-  }
-
-  /** The first `count` bytes (count ≤ size), as one array: a view when the first chunk holds them all. */
-  take(count: number): Uint8Array {
-    const chunks = this.#chunks;
-    const taken = chunks[0]!.length >= count ? undefined : new Uint8Array(count);
-    let filled = 0;
-    let used = 0;
-    let rest = EMPTY;
-    let view = EMPTY;
-    while (filled < count) {
-      const chunk = chunks[used]!;
-      used += 1;
-      const part = chunk.length > count - filled ? chunk.subarray(0, count - filled) : chunk;
-      if (part !== chunk) rest = chunk.subarray(part.length);
-      if (taken === undefined) view = part;
-      else taken.set(part, filled);
-      filled += part.length;
-    }
-    this.#dropFront(used, rest);
-    this.#size -= count;
-    this.#scanner.consume(count);
-    return taken ?? view;
-  }
-
-  /** Drops the first `used` chunks, keeping `rest` (the unused tail of the last of them) in front. */
-  #dropFront(used: number, rest: Uint8Array): void {
-    this.#chunks = rest.length > 0 ? [rest, ...this.#chunks.slice(used)] : this.#chunks.slice(used);
   }
 }
 

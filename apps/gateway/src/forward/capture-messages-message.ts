@@ -1,0 +1,61 @@
+import { MessagesMessageAccumulator } from '../assemble/accumulate-messages-message.js';
+import { SseRecordReader } from './sse-record-reader.js';
+import type { UpstreamObjectCapture } from './upstream-object-capture.js';
+
+type Json = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Messages JSON as @anthropic-ai/sdk's `finalMessage()` builds it from the
+ * same upstream stream (decision 0235): the last upstream body's events go
+ * through the SDK's accumulator (MessagesMessageAccumulator), so
+ * `stop_sequence`, `container`, citations, server tool blocks, extra block
+ * fields and the upstream's whole `usage` reach the client. Only the last
+ * body is kept: an earlier one was retried or is segment 1 of a recovery.
+ */
+export class MessagesMessageCapture implements UpstreamObjectCapture {
+  #body: MessagesMessageAccumulator | undefined;
+  #reader: SseRecordReader | undefined;
+
+  onBodyStart(): void {
+    const body = new MessagesMessageAccumulator();
+    this.#body = body;
+    // No flush at the end: a last record with no blank line is dropped, by the decoder and the SDK alike.
+    this.#reader = new SseRecordReader((event, data) => {
+      if (event !== 'error' && event !== 'ping') addEvent(body, data);
+    });
+  }
+
+  onDrained(): void {
+    // Records are read as bytes arrive; nothing waits for the decoder.
+  }
+
+  onBytes(chunk: Uint8Array): void {
+    this.#reader?.push(chunk);
+  }
+
+  /**
+   * The SDK's message; after a recovery, segment 2's message (its id, stop
+   * fields, container) with the turn's content as rendered — segment 1's
+   * thinking, then segment 2's blocks — and the turn's usage (R5).
+   */
+  bodyFor(rendered: Json, recovered: boolean): Json {
+    this.#reader = undefined;
+    const body = this.#body;
+    if (body === undefined || !body.started) return rendered;
+    const message = body.finalize();
+    return recovered ? { ...message, content: rendered.content, usage: rendered.usage } : message;
+  }
+}
+
+function addEvent(body: MessagesMessageAccumulator, data: string): void {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    // Not JSON: the decoder reports it; nothing to keep.
+    return;
+  }
+  if (isRecord(event)) body.add(event);
+}
