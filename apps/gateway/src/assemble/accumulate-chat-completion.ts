@@ -106,9 +106,13 @@ function mergeLogprobs(choice: Json, logprobs: Json): void {
   const { content, refusal, ...rest } = logprobs;
   const merged = choice.logprobs;
   Object.assign(merged, rest);
-  // A loop, not push(...parts): a long chunk's token list must not hit the argument limit.
-  if (Array.isArray(content)) for (const part of content) ((merged.content ??= []) as unknown[]).push(part);
-  if (Array.isArray(refusal)) for (const part of refusal) ((merged.refusal ??= []) as unknown[]).push(part);
+  if (Array.isArray(content)) appendAll((merged.content ??= []) as unknown[], content);
+  if (Array.isArray(refusal)) appendAll((merged.refusal ??= []) as unknown[], refusal);
+}
+
+/** A loop, not push(...parts): a long chunk's token list must not hit the argument limit. */
+function appendAll(target: unknown[], parts: readonly unknown[]): void {
+  for (let at = 0, count = parts.length; at < count; at += 1) target.push(parts[at]);
 }
 
 function addAudio(message: Json, audio: Json): void {
