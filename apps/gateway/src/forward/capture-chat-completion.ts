@@ -1,6 +1,6 @@
 import { ChatCompletionAccumulator, type ChatAccumulatorFlaws } from '../assemble/accumulate-chat-completion.js';
-import { SseRecordReader } from './sse-record-reader.js';
-import type { UpstreamObjectCapture } from './upstream-object-capture.js';
+import { SseRecordCapture } from './sse-record-capture.js';
+import type { SseRecordHandler } from './sse-record-reader.js';
 
 type Json = Record<string, unknown>;
 
@@ -15,35 +15,25 @@ const isRecord = (value: unknown): value is Json => typeof value === 'object' &&
  * (Groq's `x_groq`) reach the client. Only the last body is kept: an earlier
  * one was retried or is segment 1 of a recovery.
  */
-export class ChatCompletionCapture implements UpstreamObjectCapture {
+export class ChatCompletionCapture extends SseRecordCapture {
   #body: ChatCompletionAccumulator | undefined;
-  #reader: SseRecordReader | undefined;
 
-  onBodyStart(): void {
+  protected startBody(): SseRecordHandler {
     const body = new ChatCompletionAccumulator();
     let done = false;
     this.#body = body;
-    this.#reader = new SseRecordReader((event, data) => {
+    return (event, data) => {
       if (done || event === 'error') return;
       const text = data.trim();
       // openai-node's Stream stops at `[DONE]`, as the decoder does.
       if (text === '[DONE]') done = true;
       else addChunk(body, text);
-    });
-  }
-
-  onDrained(): void {
-    // Records are read as bytes arrive; nothing waits for the decoder.
-  }
-
-  onBytes(chunk: Uint8Array): void {
-    this.#reader?.push(chunk);
+    };
   }
 
   bodyFor(rendered: Json, recovered: boolean): Json {
     // A last record with no blank line after it still counts (the decoder's `lastRecord: 'always'`).
-    this.#reader?.flush();
-    this.#reader = undefined;
+    this.stopReading(true);
     const body = this.#body;
     const shown = Array.isArray(rendered.choices) && isRecord(rendered.choices[0]) ? rendered.choices[0] : undefined;
     if (body === undefined || !body.started || shown === undefined) return rendered;

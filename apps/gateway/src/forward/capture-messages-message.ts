@@ -1,6 +1,6 @@
 import { MessagesMessageAccumulator } from '../assemble/accumulate-messages-message.js';
-import { SseRecordReader } from './sse-record-reader.js';
-import type { UpstreamObjectCapture } from './upstream-object-capture.js';
+import { SseRecordCapture } from './sse-record-capture.js';
+import type { SseRecordHandler } from './sse-record-reader.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,25 +14,15 @@ const isRecord = (value: unknown): value is Json => typeof value === 'object' &&
  * fields and the upstream's whole `usage` reach the client. Only the last
  * body is kept: an earlier one was retried or is segment 1 of a recovery.
  */
-export class MessagesMessageCapture implements UpstreamObjectCapture {
+export class MessagesMessageCapture extends SseRecordCapture {
   #body: MessagesMessageAccumulator | undefined;
-  #reader: SseRecordReader | undefined;
 
-  onBodyStart(): void {
+  protected startBody(): SseRecordHandler {
     const body = new MessagesMessageAccumulator();
     this.#body = body;
-    // No flush at the end: a last record with no blank line is dropped, by the decoder and the SDK alike.
-    this.#reader = new SseRecordReader((event, data) => {
+    return (event, data) => {
       if (event !== 'error' && event !== 'ping') addEvent(body, data);
-    });
-  }
-
-  onDrained(): void {
-    // Records are read as bytes arrive; nothing waits for the decoder.
-  }
-
-  onBytes(chunk: Uint8Array): void {
-    this.#reader?.push(chunk);
+    };
   }
 
   /**
@@ -41,7 +31,8 @@ export class MessagesMessageCapture implements UpstreamObjectCapture {
    * thinking, then segment 2's blocks — and the turn's usage (R5).
    */
   bodyFor(rendered: Json, recovered: boolean): Json {
-    this.#reader = undefined;
+    // No flush: a last record with no blank line is dropped, by the decoder and the SDK alike.
+    this.stopReading(false);
     const body = this.#body;
     if (body === undefined || !body.started) return rendered;
     const message = body.finalize();

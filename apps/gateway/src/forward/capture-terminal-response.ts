@@ -1,5 +1,5 @@
-import { SseRecordReader } from './sse-record-reader.js';
-import type { UpstreamObjectCapture } from './upstream-object-capture.js';
+import { SseRecordCapture } from './sse-record-capture.js';
+import type { SseRecordHandler } from './sse-record-reader.js';
 
 type Json = Record<string, unknown>;
 
@@ -13,29 +13,19 @@ const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
  * terminal record (every field: tools, instructions, metadata, store,
  * annotations, the upstream's item ids), and nothing else of the stream.
  */
-export class TerminalResponseCapture implements UpstreamObjectCapture {
+export class TerminalResponseCapture extends SseRecordCapture {
   /** One entry per successful body, in order: its terminal `response` object, if one arrived. */
   readonly perBody: Array<Json | undefined> = [];
-  #reader: SseRecordReader | undefined;
 
-  onBodyStart(): void {
+  protected startBody(): SseRecordHandler {
     this.perBody.push(undefined);
     const at = this.perBody.length - 1;
-    this.#reader = new SseRecordReader((_event, data) => this.#readRecord(at, data));
-  }
-
-  onDrained(): void {
-    // Records are read as bytes arrive; nothing waits for the decoder.
-  }
-
-  onBytes(chunk: Uint8Array): void {
-    this.#reader?.push(chunk);
+    return (_event, data) => this.#readRecord(at, data);
   }
 
   /** The last body's terminal object (segment 2's after a recovery), flushing a last record with no blank line. */
   lastTerminal(): Json | undefined {
-    this.#reader?.flush();
-    this.#reader = undefined;
+    this.stopReading(true);
     return this.perBody.at(-1);
   }
 
