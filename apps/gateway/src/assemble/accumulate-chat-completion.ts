@@ -24,7 +24,9 @@ export interface ChatAccumulatorFlaws {
  * content, refusal, audio, function_call and tool calls by `index`, other
  * delta fields assigned. `finalize` is `finalizeChatCompletion` without the
  * SDK's own helper fields (`parsed`): the `chat.completion` the SDK's
- * `finalChatCompletion()` returns.
+ * `finalChatCompletion()` returns — but with each logprobs token once (see
+ * `#addChoice`), and `flawsOf` tells where the caller must not trust the
+ * SDK's way (decision 0235).
  */
 export class ChatCompletionAccumulator {
   #snapshot: Json | undefined;
