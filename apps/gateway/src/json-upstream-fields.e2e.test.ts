@@ -83,6 +83,26 @@ describe('R8.6 non-streaming JSON equals the SDK accumulator’s result (scripte
     expect((choice.logprobs as { content: Json[]; refusal: Json[] }).refusal.map((entry) => entry.token)).toEqual(['No', ' way.']);
   });
 
+  it('chat: typed content parts (Mistral Magistral) are the gateway’s text and reasoning, where openai-node concatenates the arrays as strings', async () => {
+    const mistral = { id: 'mistral-typed', object: 'chat.completion.chunk', created: 1770000002, model: 'magistral-small' };
+    const thinking = (text: string): Json => ({ type: 'thinking', thinking: [{ type: 'text', text }] });
+    const chunks: Json[] = [
+      { ...mistral, choices: [{ index: 0, delta: { role: 'assistant', content: [thinking('Let me see. ')] }, finish_reason: null }] },
+      { ...mistral, choices: [{ index: 0, delta: { content: [thinking('Done.')] }, finish_reason: null }] },
+      { ...mistral, choices: [{ index: 0, delta: { content: [{ type: 'text', text: 'Answer: ' }] }, finish_reason: null }] },
+      { ...mistral, choices: [{ index: 0, delta: { content: 'four.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } },
+    ];
+    const text = chatSse(chunks);
+    scripted.replies.push(text);
+    const direct = await new OpenAI({ apiKey: 'k', baseURL: `${scripted.upstreamBase}/v1`, maxRetries: 0 }).chat.completions.stream({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
+    expect(direct.choices[0]?.message.content).toContain('[object Object]');
+    scripted.replies.push(text);
+    const { json } = await postJson('chat', {});
+    const expected = withoutHelperFields(direct);
+    Object.assign((expected.choices as Json[])[0]!.message as Json, { content: 'Answer: four.', reasoning_content: 'Let me see. Done.' });
+    expect(json).toEqual(expected);
+  });
+
   it('messages: stop_sequence, container, citations, server tool blocks and the whole usage object', async () => {
     const text = messagesSse(richMessages);
     scripted.replies.push(text);
