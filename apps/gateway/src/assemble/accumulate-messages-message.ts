@@ -44,8 +44,8 @@ export class MessagesMessageAccumulator {
   finalize(): Json {
     const content = this.#content.map((block) => {
       const json = this.#inputJson.get(block);
-      // withLazyInput (internal/message-stream-utils.js): an empty buffer is `{}`.
-      return json === undefined ? block : { ...block, input: json === '' ? {} : parseToolInput(json) };
+      // withLazyInput (internal/message-stream-utils.js): an empty buffer is `{}`, as parseToolInput reads it.
+      return json === undefined ? block : { ...block, input: parseToolInput(json) };
     });
     return { ...this.#message, content };
   }
