@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
-
-type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord, type Json } from './json-record.js';
 
 /** Where openai-node's accumulator is known to be wrong for a choice: the gateway's rendered content is used there. */
 export interface ChatAccumulatorFlaws {

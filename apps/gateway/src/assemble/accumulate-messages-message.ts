@@ -1,8 +1,5 @@
 import { parseToolInput } from './render-json-body.js';
-
-type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord, type Json } from './json-record.js';
 
 /** `message_delta.usage` counters the SDK takes when present: cumulative totals, overwritten, never added. */
 const OPTIONAL_USAGE_KEYS = ['input_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens', 'server_tool_use', 'output_tokens_details'] as const;

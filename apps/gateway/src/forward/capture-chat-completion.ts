@@ -1,10 +1,7 @@
 import { ChatCompletionAccumulator, type ChatAccumulatorFlaws } from '../assemble/accumulate-chat-completion.js';
 import { SseRecordCapture } from './sse-record-capture.js';
 import type { SseRecordHandler } from './sse-record-reader.js';
-
-type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord, type Json } from '../assemble/json-record.js';
 
 /**
  * Chat JSON as openai-node's `finalChatCompletion()` builds it from the same

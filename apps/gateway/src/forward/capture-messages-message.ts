@@ -1,10 +1,7 @@
 import { MessagesMessageAccumulator } from '../assemble/accumulate-messages-message.js';
 import { SseRecordCapture } from './sse-record-capture.js';
 import type { SseRecordHandler } from './sse-record-reader.js';
-
-type Json = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord, type Json } from '../assemble/json-record.js';
 
 /**
  * Messages JSON as @anthropic-ai/sdk's `finalMessage()` builds it from the
