@@ -2,7 +2,9 @@
 // the gateway and its peak RSS growth, for records of 1, 8 and 32 MB (a fresh gateway process per
 // record, so each peak is its own). Acceptance: time(32 MB) ≤ 64 × time(1 MB) in the same run, and
 // peak RSS growth ≤ 4 × the record + 64 MB. BENCH_BASELINE_REF=<git ref> adds the gateway at that
-// ref side by side (its relay may be quadratic: BENCH_RECORD_MB trims the sizes).
+// ref side by side (its relay may be quadratic: BENCH_RECORD_MB trims the sizes). BENCH_STREAM=false
+// asks for a non-streaming answer: the same record then goes through the JSON path and its capture
+// of the upstream's object (decision 0235).
 // Usage: node bench/gateway/relay-record.mjs   (BENCH_RECORD_MB="1 8 32" by default)
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer } from 'node:http';
@@ -58,7 +60,8 @@ const upstream = createServer((request, response) => {
 });
 await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
 const upstreamPort = upstream.address().port;
-const requestBody = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+const stream = process.env.BENCH_STREAM !== 'false';
+const requestBody = JSON.stringify({ model: 'bench', stream, messages: [{ role: 'user', content: 'hello' }] });
 
 const rows = [];
 for (const sizeMb of sizesMb) {
@@ -77,7 +80,7 @@ for (const sizeMb of sizesMb) {
   }
 }
 
-console.log(`node ${process.version}, one record per stream, 64 KiB upstream writes, a fresh gateway per row`);
+console.log(`node ${process.version}, one record per ${stream ? 'stream' : 'non-streaming (JSON) answer'}, 64 KiB upstream writes, a fresh gateway per row`);
 console.log('| tree | record | time (ms) | × the 1 MB time | peak RSS growth (MB) | RSS bound 4× + 64 (MB) |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const row of rows) {
