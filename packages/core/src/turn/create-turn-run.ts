@@ -1,5 +1,5 @@
 import type { TurnEvent } from '../types/turn-event.js';
-import { LazyResultPromise } from '../internal/lazy-result-promise.js';
+import { LazyResultPromise, type RunStarter } from '../internal/lazy-result-promise.js';
 import { EventChannel, type TurnStep } from './event-channel.js';
 import type { TurnResult, TurnRun } from './turn-result.js';
 
@@ -25,11 +25,25 @@ export interface TurnDriver {
 }
 
 export function createTurnRun(driver: TurnDriver): TurnRun {
-  const engine = new TurnEngine(driver);
-  return {
-    [Symbol.asyncIterator]: () => engine.acquire(),
-    result: new LazyResultPromise<TurnResult>(engine.settled, () => engine.drainIfIdle()),
-  };
+  return new TurnRunHandle(new TurnEngine(driver));
+}
+
+/**
+ * What the host holds. Its `[Symbol.asyncIterator]` is a method, not a
+ * closure per turn: the host's `for await` calls it, and an optimised host
+ * loop that had inlined one turn's closure was thrown away (and its loop
+ * re-optimised) after every major GC (issue 19).
+ */
+class TurnRunHandle implements TurnRun {
+  readonly result: Promise<TurnResult>;
+
+  constructor(private readonly engine: TurnEngine) {
+    this.result = new LazyResultPromise<TurnResult>(engine.settled, engine);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+    return this.engine.acquire();
+  }
 }
 
 /**
@@ -38,7 +52,7 @@ export function createTurnRun(driver: TurnDriver): TurnRun {
  * every turn. Closures made per turn were re-optimised on every turn after a
  * major GC collected the last one ("weak objects", `--trace-opt`; issue 19).
  */
-class TurnEngine implements AsyncIterableIterator<TurnEvent> {
+class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter {
   /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
   static readonly shapeAnchor = new TurnEngine({ execute: () => new Promise<TurnResult>(() => undefined), stopByConsumer: () => undefined });
   readonly settled: Promise<TurnResult>;
@@ -85,7 +99,7 @@ class TurnEngine implements AsyncIterableIterator<TurnEvent> {
   }
 
   /** `result` awaited with no iterator taken: the events are drained so the turn still runs to its end. */
-  drainIfIdle(): void {
+  ensureRunning(): void {
     if (this.#acquired) return;
     const drained = this.acquire();
     void (async () => {
