@@ -1,6 +1,6 @@
 import type { TurnEvent } from '../types/turn-event.js';
 import { LazyResultPromise, type RunStarter } from '../internal/lazy-result-promise.js';
-import { EventChannel, type TurnStep } from './event-channel.js';
+import { EventChannel, type ChannelEnd, type TurnStep } from './event-channel.js';
 import type { TurnResult, TurnRun } from './turn-result.js';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -52,7 +52,7 @@ class TurnRunHandle implements TurnRun {
  * every turn. Closures made per turn were re-optimised on every turn after a
  * major GC collected the last one ("weak objects", `--trace-opt`; issue 19).
  */
-class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter {
+class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter, ChannelEnd {
   /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
   static readonly shapeAnchor = new TurnEngine({ execute: () => new Promise<TurnResult>(() => undefined), stopByConsumer: () => undefined });
   readonly settled: Promise<TurnResult>;
@@ -67,8 +67,7 @@ class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter {
     this.settled = new Promise<TurnResult>((resolve) => {
       this.#resolveResult = resolve;
     });
-    // The host's last step waits for the engine, so `recordTurn` has run by then (R6.2).
-    this.#channel = new EventChannel(() => this.#finish());
+    this.#channel = new EventChannel(this);
   }
 
   /** The iterator the host gets: this engine itself (a plain iterator, not an async generator: decision 0180). */
@@ -79,7 +78,9 @@ class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter {
 
   next(): Promise<TurnStep> {
     if (this.#ended) return Promise.resolve(DONE);
-    this.#start();
+    // Only the first pull starts the engine: a call on every pull kept the engine's promise in this
+    // optimised path, which a GC then threw away (issue 19).
+    if (this.#engine === undefined) this.#start();
     return this.#channel.pull();
   }
 
@@ -109,7 +110,8 @@ class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter {
     })();
   }
 
-  #finish(): Promise<TurnStep> {
+  /** The channel's end: the host's last step waits for the engine (R6.2). */
+  lastStep(): Promise<TurnStep> {
     this.#ended = true;
     return this.#start().then(() => DONE);
   }

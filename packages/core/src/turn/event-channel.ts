@@ -18,6 +18,11 @@ export interface HandOverListener {
   stop(error: Error): void;
 }
 
+/** Gives the host's last step once the producer closed and the queue is drained. */
+export interface ChannelEnd {
+  lastStep(): Promise<TurnStep>;
+}
+
 /** For `post`: nobody waits. */
 const NOBODY: HandOverListener = { resume: () => undefined, stop: () => undefined };
 
@@ -34,7 +39,7 @@ const NOBODY: HandOverListener = { resume: () => undefined, stop: () => undefine
  */
 export class EventChannel {
   /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
-  static readonly shapeAnchor = new EventChannel(() => Promise.resolve({ done: true, value: undefined }));
+  static readonly shapeAnchor = new EventChannel({ lastStep: () => Promise.resolve({ done: true, value: undefined }) });
   private readonly events: TurnEvent[] = [];
   private readonly listeners: HandOverListener[] = [];
   private waiter: ((step: TurnStep | Promise<TurnStep>) => void) | undefined;
@@ -45,8 +50,12 @@ export class EventChannel {
   private closed = false;
   private stopped = false;
 
-  /** `finish` gives the host's last step once the queue is drained after `close()`. */
-  constructor(private readonly finish: () => Promise<TurnStep>) {}
+  /**
+   * `end` gives the host's last step once the queue is drained after
+   * `close()`: an object with a method, not a closure per turn, since `pull`
+   * inlines the call (issue 19).
+   */
+  constructor(private readonly end: ChannelEnd) {}
 
   /** Queue an event and wait until the host consumed it. Rejects with ConsumerStoppedError. */
   deliver(event: TurnEvent): Promise<void> {
@@ -80,7 +89,7 @@ export class EventChannel {
   /**
    * The host's `next()`: acknowledges the event it took before (it pulled
    * again, so that one was consumed), then hands over the next one, or
-   * `finish()` once the producer closed and the queue is empty.
+   * the end's last step once the producer closed and the queue is empty.
    */
   pull(): Promise<TurnStep> {
     // The async iterator protocol allows a next() before the previous one
@@ -95,7 +104,7 @@ export class EventChannel {
       this.taken = this.listeners.shift();
       return Promise.resolve({ done: false, value: this.events.shift()! });
     }
-    if (this.closed) return this.finish();
+    if (this.closed) return this.end.lastStep();
     const waiting = new Promise<TurnStep>((resolve) => {
       this.waiter = resolve;
     });
@@ -106,10 +115,10 @@ export class EventChannel {
   /** The producer has finished: no event follows. */
   close(): void {
     this.closed = true;
-    this.wake(this.finish);
+    this.wakeWithLastStep();
   }
 
-  /** The host stopped: every pending and future delivery rejects; a pending pull ends with `finish()`. */
+  /** The host stopped: every pending and future delivery rejects; a pending pull ends with the last step. */
   stopConsumer(): void {
     this.stopped = true;
     const pending = this.listeners.splice(0);
@@ -117,7 +126,7 @@ export class EventChannel {
     if (this.taken !== undefined) pending.push(this.taken);
     this.taken = undefined;
     for (const listener of pending) listener.stop(new ConsumerStoppedError());
-    this.wake(this.finish);
+    this.wakeWithLastStep();
   }
 
   private push(event: TurnEvent, listener: HandOverListener): void {
@@ -133,12 +142,12 @@ export class EventChannel {
     waiter({ done: false, value: event });
   }
 
-  /** Settles the pending pull, if any, with `step()`. */
-  private wake(step: () => TurnStep | Promise<TurnStep>): void {
+  /** Settles the pending pull, if any, with the end's last step. */
+  private wakeWithLastStep(): void {
     const waiter = this.waiter;
     if (waiter === undefined) return;
     this.waiter = undefined;
     this.waiting = undefined;
-    waiter(step());
+    waiter(this.end.lastStep());
   }
 }

@@ -36,7 +36,7 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
   };
 }
 
-const newState = (): TurnState => new TurnState(new EventChannel(() => never()), undefined);
+const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () => never() }), undefined);
 
 describe('readSegment aborts (R1.6: at once, one subscription per segment)', () => {
   it('ends at once on an abort while the next chunk is awaited, and closes the decoder', async () => {
