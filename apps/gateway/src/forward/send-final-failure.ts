@@ -11,14 +11,18 @@ import type { UpstreamResponses } from './record-upstream-responses.js';
  * SDK's `err.code`, `err.param`, `err.requestID` are the direct ones (R8.6);
  * Codex branches on `context_length_exceeded`. Otherwise (a cut, a time
  * limit, a transport failure) the gateway's own error in the protocol's
- * shape. Both carry `x-should-retry: false` (R8.10, decision 0231).
+ * shape, with the last upstream response's headers (its request id, rate
+ * limits: what the client quotes to support, as a streamed failure keeps
+ * them on its 200), decision 0236. Both carry `x-should-retry: false`
+ * (R8.10, decision 0231).
  */
 export function sendFinalFailure(response: ServerResponse, protocol: Protocol, error: TurnError, upstream: UpstreamResponses): void {
   if (response.headersSent || response.destroyed) return;
   const seen = upstream.lastError;
   const isUpstreamsOwn = seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status;
   if (!isUpstreamsOwn) {
-    sendProtocolError(response, protocol, error);
+    const seenHeaders = upstream.last === undefined ? {} : selectRelayedResponseHeaders(upstream.last.headers);
+    sendProtocolError(response, protocol, error, undefined, seenHeaders);
     return;
   }
   const body = seen.errorBody!;

@@ -20,8 +20,14 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
  * retried what was retryable, so a `STREAM_CUT` 502 or an exhausted 529 does
  * not make the SDK resend the whole long turn (R4.9, R8.10, decision 0231).
  */
-export function sendProtocolError(response: ServerResponse, protocol: Protocol, error: TurnError, status = selectFailureStatus(error)): void {
-  const headers: Record<string, string> = { 'x-should-retry': 'false' };
+export function sendProtocolError(
+  response: ServerResponse,
+  protocol: Protocol,
+  error: TurnError,
+  status = selectFailureStatus(error),
+  upstreamHeaders: Record<string, string | string[]> = {},
+): void {
+  const headers: Record<string, string | string[]> = { ...upstreamHeaders, 'x-should-retry': 'false' };
   if (error.retryAfterMs !== undefined && error.retryable) headers['retry-after-ms'] = String(Math.ceil(error.retryAfterMs));
   if (error.requestId !== undefined) headers['x-upstream-request-id'] = error.requestId;
   sendJson(response, status, buildErrorBody(protocol, error), headers);
