@@ -5,7 +5,10 @@
 // --expose-gc, {cmd:'gc'} runs a full GC and answers the heap still live
 // then (what the open streams really hold, without the garbage between GCs);
 // {cmd:'snapshot', file} writes a heap snapshot (heap-census.mjs); {cmd:'spaces'}
-// answers each V8 heap space's committed size.
+// answers each V8 heap space's committed size; {cmd:'alloc-start'} and
+// {cmd:'alloc-stop'} sample every allocation in between, garbage included
+// (alloc-census.mjs).
+import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 
 const SAMPLE_MS = 10;
@@ -30,6 +33,8 @@ export function startMemorySampler() {
       process.send({ file: writeHeapSnapshot(message.file) });
     } else if (message?.cmd === 'spaces') {
       process.send(Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])));
+    } else if (message?.cmd === 'alloc-start' || message?.cmd === 'alloc-stop') {
+      sampleAllocations(message.cmd === 'alloc-start').then((profile) => process.send({ profile }));
     } else if (message?.cmd === 'reset') {
       rss = [];
       heap = [];
@@ -46,4 +51,18 @@ export function startMemorySampler() {
 function summarize(values) {
   const sorted = [...values].sort((a, b) => a - b);
   return { median: sorted[Math.floor(sorted.length / 2)], max: sorted[sorted.length - 1] };
+}
+
+let session;
+
+/** V8's sampling heap profiler, keeping objects that GCs collected: where the garbage comes from. */
+function sampleAllocations(start) {
+  session ??= new Session();
+  if (start) session.connect();
+  const post = (method, params = {}) => new Promise((resolve, reject) => session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  if (start) return post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true }).then(() => undefined);
+  return post('HeapProfiler.stopSampling').then(({ profile }) => {
+    session.disconnect();
+    return profile;
+  });
 }
