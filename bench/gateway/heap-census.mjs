@@ -4,6 +4,7 @@
 // stream, grouped by V8's node type and constructor/closure name.
 // Usage: node bench/gateway/heap-census.mjs [pipe|gateway] [streams=200] [top=40]
 // (the gateway is the working tree's, bundled like memory-run.mjs does).
+// BENCH_BY_LOCATION=1 splits closures by script id:line (BENCH_KEEP=1 keeps the bundle).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -29,11 +30,15 @@ async function census(file) {
   const fields = snapshot.snapshot.meta.node_fields;
   const types = snapshot.snapshot.meta.node_types[0];
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field));
+  // Closures are told apart by where their code is (script id:line), anonymous arrows included.
+  const where = new Map();
+  const locations = snapshot.locations ?? [];
+  for (let index = 0; index + 3 < locations.length; index += 4) where.set(locations[index], `@${locations[index + 1]}:${locations[index + 2] + 1}`);
   const totals = new Map();
   for (let index = 0; index < snapshot.nodes.length; index += fields.length) {
     const type = types[snapshot.nodes[index + typeAt]];
     const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' || type === 'number' ? '' : snapshot.strings[snapshot.nodes[index + nameAt]].slice(0, 60);
-    const key = `${type}:${name}`;
+    const key = `${type}:${name}${type === 'closure' && process.env.BENCH_BY_LOCATION === '1' ? (where.get(index) ?? '') : ''}`;
     const total = totals.get(key) ?? { count: 0, size: 0 };
     total.count += 1;
     total.size += snapshot.nodes[index + sizeAt];
@@ -64,4 +69,5 @@ for (const row of rows.slice(0, Number(topText))) console.log(`| ${row.key} | ${
 agent.destroy();
 await stopChild(child);
 await stopChild(upstream.child);
-await rm(workDir, { recursive: true, force: true });
+if (process.env.BENCH_KEEP === '1') console.log(`bundle kept in ${workDir}`);
+else await rm(workDir, { recursive: true, force: true });
