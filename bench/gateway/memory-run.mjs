@@ -9,8 +9,9 @@
 // 40 % of a stream's expected length), so garbage does not count. Cells interleave
 // (run × streams × proxy), so drift on the shared box hits every proxy alike.
 // Usage: node bench/gateway/memory-run.mjs [--runs 3] [--streams 1,50,200] [--chunks 100]
-//   [--interval 20] [--max-interval 50] [--warmup 300]; BENCH_BASELINE_REF=<ref> adds
-//   the gateway at that ref (its own process per cell too).
+//   [--interval 20] [--max-interval 50] [--warmup 300] [--floor]; BENCH_BASELINE_REF=<ref> adds
+//   the gateway at that ref (its own process per cell too); --floor adds the
+//   parse-and-forward floor (the gateway's transport and body reader, no runTurn).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ask, median, medianRange, startChild, stopChild, streamOnce } from './bench-client.mjs';
+import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
 import { bundleGateway } from './gateway-bundle.mjs';
 
 const { values: args } = parseArgs({
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     interval: { type: 'string', default: '20' },
     'max-interval': { type: 'string', default: '50' },
     warmup: { type: 'string', default: '300' },
+    floor: { type: 'boolean', default: false },
   },
 });
 const runs = Math.max(3, Number(args.runs));
@@ -38,6 +41,10 @@ const workDir = await mkdtemp(join(tmpdir(), 'tg-memory-bench-'));
 const baselineRef = process.env.BENCH_BASELINE_REF;
 
 const proxies = [{ name: 'pipe', args: ['pipe'] }, { name: 'gateway', args: ['gateway', await bundleGateway(root, '.', workDir, 0)] }];
+if (args.floor) {
+  const floorBundle = await bundleFromSource({ entryName: 'parse-forward-floor', entryFile: join(root, 'bench/gateway/parse-forward-floor.mjs'), outDir: workDir, sourceRoot: root });
+  proxies.push({ name: 'parse-and-forward floor', args: ['parse-forward', floorBundle] });
+}
 if (baselineRef !== undefined) proxies.push({ name: `gateway @ ${baselineRef}`, args: ['gateway', await bundleGateway(root, baselineRef, workDir, 1)] });
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`]);
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
