@@ -4,7 +4,7 @@
 // decoders side by side in the same processes (before/after from one run).
 //
 //   node bench/decode/turn-run.mjs [--sizes 20000,200000] [--processes 4] [--reps 5] [--warmup 1]
-//     [--baseline-ref main] [--protocols chat,messages,responses] [--sdk-large messages]
+//     [--baseline-ref main] [--protocols chat,messages,responses] [--sdk-large messages] [--no-gc]
 //
 // 1. bundles core + the adapters from the working tree and from --baseline-ref (tsup, no dist);
 // 2. starts bench/decode/wire-server.mjs (its own process; needs packages/testkit/dist,
@@ -36,6 +36,8 @@ const { values } = parseArgs({
     protocols: { type: 'string', default: 'chat,messages,responses' },
     // The openai SDK takes ~2 s per 200k-chunk stream: only where an acceptance bullet needs it.
     'sdk-large': { type: 'string', default: 'messages' },
+    // No full GC before each timed run (see turn-worker.mjs): steady state.
+    'no-gc': { type: 'boolean', default: false },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -57,6 +59,7 @@ const execNode = promisify(execFile);
 async function runCell(protocol, records) {
   const args = ['--expose-gc', join(HERE, 'turn-worker.mjs'), '--protocol', protocol, '--origin', origin, '--records', String(records), '--libs', JSON.stringify(libs), '--reps', values.reps, '--warmup', values.warmup];
   if (records <= WARM_EACH_MAX_RECORDS) args.push('--warm-each');
+  if (values['no-gc']) args.push('--no-gc');
   if (records > WARM_EACH_MAX_RECORDS && !sdkLarge.has(protocol)) args.push('--no-sdk');
   const perProcess = [];
   for (let index = 0; index < Number(values.processes); index += 1) {

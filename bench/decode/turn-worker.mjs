@@ -22,6 +22,9 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1' },
     'warm-each': { type: 'boolean', default: false },
     'no-sdk': { type: 'boolean', default: false },
+    // Skips the full GC before each timed run: steady state, as a process that serves many turns
+    // between major GCs (the default, a GC before each run, puts every variant just after one).
+    'no-gc': { type: 'boolean', default: false },
   },
 });
 const { protocol, origin } = values;
@@ -61,7 +64,7 @@ for (const [name, path] of Object.entries(libPaths)) {
 const names = Object.keys(variants);
 
 async function timeOnce(name) {
-  globalThis.gc?.();
+  if (!values['no-gc']) globalThis.gc?.();
   const start = performance.now();
   await variants[name]();
   return performance.now() - start;

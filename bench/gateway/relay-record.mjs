@@ -2,7 +2,9 @@
 // the gateway and its peak RSS growth, for records of 1, 8 and 32 MB (a fresh gateway process per
 // record, so each peak is its own). Acceptance: time(32 MB) ≤ 64 × time(1 MB) in the same run, and
 // peak RSS growth ≤ 4 × the record + 64 MB. BENCH_BASELINE_REF=<git ref> adds the gateway at that
-// ref side by side (its relay may be quadratic: BENCH_RECORD_MB trims the sizes).
+// ref side by side (its relay may be quadratic: BENCH_RECORD_MB trims the sizes). BENCH_STREAM=false
+// asks for a non-streaming answer: the same record then goes through the JSON path and its capture
+// of the upstream's object (decision 0235).
 // Usage: node bench/gateway/relay-record.mjs   (BENCH_RECORD_MB="1 8 32" by default)
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer } from 'node:http';
@@ -17,6 +19,8 @@ const sizesMb = (process.env.BENCH_RECORD_MB ?? '1 8 32').split(/\s+/).filter(Bo
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-relay-record-'));
 const MB = 1024 * 1024;
+// BENCH_GATEWAY_NODE_ARGS="--trace-gc" (or a heap flag) goes to every gateway child.
+const gatewayNodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const bundle = (sourceRoot, outDir) =>
   bundleFromSource({ entryName: 'relay-record-gateway', entryFile: join(sourceRoot, 'bench/gateway/relay-record-gateway.mjs'), outDir, sourceRoot });
@@ -56,13 +60,14 @@ const upstream = createServer((request, response) => {
 });
 await new Promise((resolve) => upstream.listen(0, '127.0.0.1', resolve));
 const upstreamPort = upstream.address().port;
-const requestBody = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+const stream = process.env.BENCH_STREAM !== 'false';
+const requestBody = JSON.stringify({ model: 'bench', stream, messages: [{ role: 'user', content: 'hello' }] });
 
 const rows = [];
 for (const sizeMb of sizesMb) {
   body = recordStream(sizeMb);
   for (const [name, file] of Object.entries(trees)) {
-    const { child, info } = await startChild([file, String(upstreamPort)]);
+    const { child, info } = await startChild([...gatewayNodeArgs, file, String(upstreamPort)]);
     const agent = new Agent({ keepAlive: true });
     const { totalMs } = await streamOnce(agent, info.port, requestBody);
     const peak = await new Promise((resolve) => {
@@ -75,7 +80,7 @@ for (const sizeMb of sizesMb) {
   }
 }
 
-console.log(`node ${process.version}, one record per stream, 64 KiB upstream writes, a fresh gateway per row`);
+console.log(`node ${process.version}, one record per ${stream ? 'stream' : 'non-streaming (JSON) answer'}, 64 KiB upstream writes, a fresh gateway per row`);
 console.log('| tree | record | time (ms) | × the 1 MB time | peak RSS growth (MB) | RSS bound 4× + 64 (MB) |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
 for (const row of rows) {

@@ -24,7 +24,9 @@ export function installClients(repoRoot, log) {
     log(`installing @anthropic-ai/claude-code@${CLIENT_VERSIONS.claude} and @openai/codex@${CLIENT_VERSIONS.codex} into ${dir}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--prefix', dir,
+    // claude-code's package.json asks for node >= 22, but what runs is its native binary (no Node),
+    // so a machine npm with engine-strict=true must not refuse it.
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--engine-strict=false', '--prefix', dir,
       `@anthropic-ai/claude-code@${CLIENT_VERSIONS.claude}`, `@openai/codex@${CLIENT_VERSIONS.codex}`], { stdio: ['ignore', 'inherit', 'inherit'] });
     writeFileSync(done, new Date().toISOString());
   } else {

@@ -55,7 +55,7 @@ function renderChatCompletion(output: TurnOutput, requestModel: string | undefin
   };
 }
 
-function parseToolInput(input: string): unknown {
+export function parseToolInput(input: string): unknown {
   if (input.trim() === '') return {};
   try {
     return JSON.parse(input) as unknown;

@@ -1,7 +1,8 @@
-import { StringDecoder } from 'node:string_decoder';
-import type { UpstreamByteTap } from './tap-upstream-bytes.js';
+import { SseRecordCapture } from './sse-record-capture.js';
+import type { SseRecordHandler } from './sse-record-reader.js';
 
-const RECORD_END = /\r\n\r\n|\n\n|\r\r/;
+type Json = Record<string, unknown>;
+
 const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
 
 /**
@@ -12,46 +13,41 @@ const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
  * terminal record (every field: tools, instructions, metadata, store,
  * annotations, the upstream's item ids), and nothing else of the stream.
  */
-export class TerminalResponseCapture implements UpstreamByteTap {
+export class TerminalResponseCapture extends SseRecordCapture {
   /** One entry per successful body, in order: its terminal `response` object, if one arrived. */
-  readonly perBody: Array<Record<string, unknown> | undefined> = [];
-  #decoder = new StringDecoder('utf8');
-  #tail = '';
+  readonly perBody: Array<Json | undefined> = [];
 
-  onBodyStart(): void {
+  protected startBody(): SseRecordHandler {
     this.perBody.push(undefined);
-    this.#decoder = new StringDecoder('utf8');
-    this.#tail = '';
-  }
-
-  onDrained(): void {
-    // Records are read as bytes arrive; nothing waits for the decoder.
-  }
-
-  onBytes(chunk: Uint8Array): void {
-    const records = (this.#tail + this.#decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))).split(RECORD_END);
-    this.#tail = records.pop() ?? '';
-    for (const record of records) this.#readRecord(record);
+    const at = this.perBody.length - 1;
+    return (_event, data) => this.#readRecord(at, data);
   }
 
   /** The last body's terminal object (segment 2's after a recovery), flushing a last record with no blank line. */
-  lastTerminal(): Record<string, unknown> | undefined {
-    if (this.#tail !== '') this.#readRecord(this.#tail + this.#decoder.end());
-    this.#tail = '';
+  lastTerminal(): Json | undefined {
+    this.stopReading(true);
     return this.perBody.at(-1);
   }
 
-  #readRecord(record: string): void {
-    if (!record.includes('"response.')) return;
-    const data = record
-      .split(/\r\n|\n|\r/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-      .join('\n');
+  /**
+   * The upstream's own object as it came; after a recovery, segment 2's
+   * object (its id, fields) with the whole turn's output (segment 1's items,
+   * then segment 2's, with the upstream's item ids) and the turn's usage (R5).
+   */
+  bodyFor(rendered: Json, recovered: boolean): Json {
+    const upstream = this.lastTerminal();
+    if (upstream === undefined) return rendered;
+    if (!recovered) return upstream;
+    return { ...upstream, output: rendered.output, ...(rendered.usage === undefined ? {} : { usage: rendered.usage }) };
+  }
+
+  #readRecord(at: number, data: string): void {
+    // Only a terminal record is parsed: the deltas are the bulk of the stream.
+    if (!data.includes('"response.')) return;
     try {
       const parsed = JSON.parse(data) as { type?: unknown; response?: unknown };
       if (typeof parsed.type === 'string' && TERMINAL_TYPES.has(parsed.type) && typeof parsed.response === 'object' && parsed.response !== null) {
-        this.perBody[this.perBody.length - 1] = parsed.response as Record<string, unknown>;
+        this.perBody[at] = parsed.response as Json;
       }
     } catch {
       // Not JSON: the decoder reports a bad record; the rendered body is used instead.

@@ -23,6 +23,12 @@ export class SseRecordEndScanner {
   #afterTerminator = false;
   /** The previous byte was a CR whose terminator may still take an LF. */
   #pendingCr = false;
+  readonly #onRecordEnd: ((end: number) => void) | undefined;
+
+  /** `onRecordEnd` hears every record end (offsets as `lastRecordEnd` counts them), not only the last. */
+  constructor(onRecordEnd?: (end: number) => void) {
+    this.#onRecordEnd = onRecordEnd;
+  }
 
   /** Offset just past the last complete record, from the last `consume` (0 when none). */
   get lastRecordEnd(): number {
@@ -57,7 +63,10 @@ export class SseRecordEndScanner {
 
   /** A line terminator ending at `end`: an empty line after another line ends a record. */
   #endLine(end: number): void {
-    if (!this.#lineHasText && this.#afterTerminator) this.#lastEnd = end;
+    if (!this.#lineHasText && this.#afterTerminator) {
+      this.#lastEnd = end;
+      this.#onRecordEnd?.(end);
+    }
     this.#lineHasText = false;
     this.#afterTerminator = true;
   }

@@ -14,7 +14,7 @@ import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-targe
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
-import { TerminalResponseCapture } from './capture-terminal-response.js';
+import { captureUpstreamObject } from './upstream-object-capture.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -87,10 +87,10 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
   const upstream = new UpstreamResponses();
-  // Responses JSON: the upstream's own terminal object is what the client gets (R8.6).
-  const terminal = protocol === 'responses' && output === undefined ? new TerminalResponseCapture() : undefined;
+  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235); a stream relays its bytes.
+  const upstreamObject = output === undefined ? captureUpstreamObject(protocol) : undefined;
   const recorded = upstream.wrap(context.fetch);
-  const fetch = terminal === undefined ? recorded : tapUpstreamBytes(recorded, terminal);
+  const fetch = upstreamObject === undefined ? recorded : tapUpstreamBytes(recorded, upstreamObject);
   let run;
   try {
     run = runTurn({
@@ -125,7 +125,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     keep,
     requestModel: typeof body.model === 'string' ? body.model : undefined,
     upstream,
-    ...(terminal === undefined ? {} : { terminalResponse: () => terminal.lastTerminal() }),
+    ...(upstreamObject === undefined ? {} : { upstreamObject }),
     onFirstByte: () => {
       const seconds = (performance.now() - receivedAt) / 1000;
       // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.

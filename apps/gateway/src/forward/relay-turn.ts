@@ -11,6 +11,7 @@ import { DEFAULT_SSE_KEEP_ALIVE_MS, EarlySseHeaders } from './early-sse-headers.
 import { SseResponseWriter } from './sse-response-writer.js';
 import type { SplicingSseOutput } from './splicing-sse-output.js';
 import { isPreludeEvent, type EventFilter } from './observe-turn-events.js';
+import type { UpstreamObjectCapture } from './upstream-object-capture.js';
 
 export interface RelayOptions {
   response: ServerResponse;
@@ -22,8 +23,8 @@ export interface RelayOptions {
   requestModel: string | undefined;
   /** What the upstream answered: its headers reach the client, an unrecovered error its bytes (R8.6). */
   upstream: UpstreamResponses;
-  /** Responses JSON only: the upstream's own terminal `response` object of the last segment (R8.6). */
-  terminalResponse?: () => Record<string, unknown> | undefined;
+  /** JSON only: the upstream's own object of the last segment, as the SDKs build it (R8.6, decisions 0234, 0235). */
+  upstreamObject?: UpstreamObjectCapture;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
 }
@@ -163,17 +164,5 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   // A recovered answer is segment 2's: its headers, as its ids (R8.6).
   const headers = selectRelayedResponseHeaders(options.upstream.lastOk?.headers ?? {});
   const rendered = renderJsonBody(options.protocol, collector.output, options.requestModel);
-  sendJson(options.response, 200, preferUpstreamObject(rendered, options.terminalResponse?.(), collector.output.recovered), headers);
-}
-
-/**
- * R8.6: the upstream's own `response.completed` object as it came; after a
- * recovery, segment 2's object (its id, fields) with the whole turn's output
- * (segment 1's items, then segment 2's, with the upstream's item ids) and the
- * turn's usage (R5).
- */
-function preferUpstreamObject(rendered: Record<string, unknown>, upstream: Record<string, unknown> | undefined, recovered: boolean): Record<string, unknown> {
-  if (upstream === undefined) return rendered;
-  if (!recovered) return upstream;
-  return { ...upstream, output: rendered.output, ...(rendered.usage === undefined ? {} : { usage: rendered.usage }) };
+  sendJson(options.response, 200, options.upstreamObject?.bodyFor(rendered, collector.output.recovered) ?? rendered, headers);
 }

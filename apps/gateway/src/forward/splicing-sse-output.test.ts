@@ -111,19 +111,39 @@ describe('SplicingSseOutput', () => {
     expect(text(written)).toBe('data: {"x":1}\n\ndata: [DONE]');
   });
 
-  it('issue 16: a multi-MB record read in 64 KiB pieces goes out once, whole and byte-exact, when its end arrives', () => {
+  it('issue 16: a multi-MB record read in 64 KiB pieces goes out once its end arrives, byte-exact, as the pieces it came in (no copy)', () => {
     const { output, written, write } = startOutput('chat');
     const big = `data: {"choices":[{"index":0,"delta":{"content":"${'é'.repeat(4 * 1024 * 1024)}"}}]}\r\n\r\n`;
     const all = Buffer.from(`data: {"a":1}\n\n${big}data: {"tail"`, 'utf8');
+    const bigEnd = Buffer.byteLength(`data: {"a":1}\n\n${big}`);
     output.onBodyStart();
     output.start([metadata, delta('x')], write);
+    const pieces: Uint8Array[] = [];
     for (let at = 0; at < all.length; at += 65_536) {
       // A fresh copy per piece, as the socket delivers it.
-      output.onBytes(new Uint8Array(all.subarray(at, Math.min(at + 65_536, all.length))));
+      const piece = new Uint8Array(all.subarray(at, Math.min(at + 65_536, all.length)));
+      pieces.push(piece);
+      output.onBytes(piece);
       output.onDrained();
+      if (at + piece.length < bigEnd) expect(written.length, 'nothing of the record before its end').toBe(1);
     }
-    expect(written.map((chunk) => chunk.length)).toEqual([Buffer.byteLength('data: {"a":1}\n\n'), Buffer.byteLength(big)]);
-    expect(Buffer.from(written[1] as Uint8Array).equals(Buffer.from(big, 'utf8'))).toBe(true);
+    expect(Buffer.from(written[0] as Uint8Array).toString()).toBe('data: {"a":1}\n\n');
+    expect(Buffer.concat(written.slice(1) as Uint8Array[]).equals(Buffer.from(big, 'utf8'))).toBe(true);
+    // Views of the chunks read, not a joined copy: the record's memory is its bytes once.
+    expect(written.slice(1).every((chunk, index) => (chunk as Uint8Array).buffer === pieces[index]!.buffer)).toBe(true);
+  });
+
+  it('issue 16: without include_usage the usage-only chunk is dropped from a long multi-piece write, even when its mark spans two pieces', () => {
+    const { output, written, write } = startOutput('chat', true);
+    const big = `data: {"choices":[{"index":0,"delta":{"content":"${'x'.repeat(200_000)}"}}]}\n\n`;
+    const usage = 'data: {"choices":[],"usage":{"prompt_tokens":1}}\n\n';
+    const all = Buffer.from(`${big}${usage}data: [DONE]\n\n`, 'utf8');
+    const seam = all.indexOf('"choices":[]') + 5;
+    output.onBodyStart();
+    output.start([metadata, delta('x')], write);
+    for (const piece of [all.subarray(0, 65_536), all.subarray(65_536, seam), all.subarray(seam)]) output.onBytes(new Uint8Array(piece));
+    output.onDrained();
+    expect(text(written)).toBe(`${big}data: [DONE]\n\n`);
   });
 
   it('issue 16: a record end split across reads (CR | LF, CRLF CR | LF) is found once its last byte arrives', () => {

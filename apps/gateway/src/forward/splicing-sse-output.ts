@@ -1,14 +1,7 @@
 import type { Protocol, TurnEvent } from '@turnguard/core';
 import { createSseTextEncoder, type SpliceableSseEncoder } from './create-sse-encoder.js';
-import { SseRecordEndScanner } from './find-last-record-end.js';
+import { dropChatUsageRecords, findLastSequenceNumber, PendingSseBytes } from './pending-sse-bytes.js';
 import type { UpstreamByteTap } from './tap-upstream-bytes.js';
-
-const EMPTY: Uint8Array = new Uint8Array(0);
-const SEQUENCE_KEY = Buffer.from('"sequence_number":');
-const USAGE_ONLY_MARK = Buffer.from('"choices":[]');
-// Buffer's byte search works on any Uint8Array: no Buffer view (or needle) per relayed chunk.
-const indexOfBytes = Buffer.prototype.indexOf as (this: Uint8Array, needle: Uint8Array) => number;
-const lastIndexOfBytes = Buffer.prototype.lastIndexOf as (this: Uint8Array, needle: Uint8Array) => number;
 
 export interface SplicingSseOutputOptions {
   protocol: Protocol;
@@ -48,10 +41,10 @@ export class SplicingSseOutput implements UpstreamByteTap {
   /** The raw body ended or was replaced (a new body started): nothing more of it may be written. */
   #rawClosed = false;
   /** Bytes of the current body read by the decoder and not yet written. */
-  #pending = new PendingBytes();
+  #pending = new PendingSseBytes();
   /** Events consumed since the last raw write: their bytes are in `#pending`. */
   readonly #unwritten: TurnEvent[] = [];
-  #lastWritten: Uint8Array | undefined;
+  #lastWritten: Uint8Array[] | undefined;
   /** A failure inside a tap callback: it must not look like an upstream failure to runTurn, so it waits for the relay. */
   #failure: { error: unknown } | undefined;
 
@@ -65,7 +58,7 @@ export class SplicingSseOutput implements UpstreamByteTap {
 
   onBodyStart(): void {
     this.#bodies += 1;
-    this.#pending = new PendingBytes();
+    this.#pending = new PendingSseBytes();
     if (this.#mode === 'raw') this.#rawClosed = true;
   }
 
@@ -136,16 +129,15 @@ export class SplicingSseOutput implements UpstreamByteTap {
     this.#unwritten.length = 0;
   }
 
-  #writeRaw(bytes: Uint8Array): void {
-    this.#lastWritten = bytes;
-    const chunk = this.#options.dropChatUsage ? dropChatUsageRecords(bytes) : bytes;
-    if (chunk.length > 0) this.#write(chunk);
+  #writeRaw(pieces: Uint8Array[]): void {
+    this.#lastWritten = pieces;
+    for (const piece of this.#options.dropChatUsage ? dropChatUsageRecords(pieces) : pieces) this.#write(piece);
   }
 
   #switchToEncoder(): void {
     this.#mode = 'encode';
     this.#rawClosed = true;
-    this.#pending = new PendingBytes();
+    this.#pending = new PendingSseBytes();
     if (this.#lastWritten !== undefined && this.#encoder.continueSequenceAt !== undefined) {
       const last = findLastSequenceNumber(this.#lastWritten);
       if (last !== undefined) this.#encoder.continueSequenceAt(last + 1);
@@ -158,83 +150,4 @@ export class SplicingSseOutput implements UpstreamByteTap {
     const text = this.#encoder.encodeEvent(event);
     if (text !== '') this.#write(text);
   }
-}
-
-/**
- * A body's bytes read and not yet written, kept as the chunks they arrived
- * in (issue 16: joining them on every read was quadratic in the length of
- * one record). Only new bytes are searched for a record end, and each byte
- * is copied at most once, when it is taken; memory is the pending bytes.
- */
-class PendingBytes {
-  #chunks: Uint8Array[] = [];
-  #size = 0;
-  readonly #scanner = new SseRecordEndScanner();
-
-  get size(): number {
-    return this.#size;
-  }
-
-  /** Just past the last whole SSE record pending (0 when none). */
-  get lastRecordEnd(): number {
-    return this.#scanner.lastRecordEnd;
-  }
-
-  push(chunk: Uint8Array): void {
-    if (chunk.length === 0) return;
-    this.#chunks.push(chunk);
-    this.#size += chunk.length;
-    this.#scanner.feed(chunk);
-  }
-
-  /** The first `count` bytes (count ≤ size), as one array: a view when the first chunk holds them all. */
-  take(count: number): Uint8Array {
-    const chunks = this.#chunks;
-    const taken = chunks[0]!.length >= count ? undefined : new Uint8Array(count);
-    let filled = 0;
-    let used = 0;
-    let rest = EMPTY;
-    let view = EMPTY;
-    while (filled < count) {
-      const chunk = chunks[used]!;
-      used += 1;
-      const part = chunk.length > count - filled ? chunk.subarray(0, count - filled) : chunk;
-      if (part !== chunk) rest = chunk.subarray(part.length);
-      if (taken === undefined) view = part;
-      else taken.set(part, filled);
-      filled += part.length;
-    }
-    this.#dropFront(used, rest);
-    this.#size -= count;
-    this.#scanner.consume(count);
-    return taken ?? view;
-  }
-
-  /** Drops the first `used` chunks, keeping `rest` (the unused tail of the last of them) in front. */
-  #dropFront(used: number, rest: Uint8Array): void {
-    this.#chunks = rest.length > 0 ? [rest, ...this.#chunks.slice(used)] : this.#chunks.slice(used);
-  }
-}
-
-/**
- * Chat without `stream_options.include_usage` from the client: runTurn asked
- * upstream for usage (R5.2), so the usage-only chunk (`"choices":[]`, openai
- * wire-formats §1) is removed; a chunk with choices is kept whole.
- */
-function dropChatUsageRecords(bytes: Uint8Array): Uint8Array | string {
-  if (indexOfBytes.call(bytes, USAGE_ONLY_MARK) === -1) return bytes;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    .toString('utf8')
-    .split(/(?<=\r\n\r\n|\n\n|\r\r)/)
-    .filter((record) => !(record.includes('"choices":[]') && record.includes('"usage"')))
-    .join('');
-}
-
-/** The last Responses `sequence_number` in whole records already written. */
-function findLastSequenceNumber(bytes: Uint8Array): number | undefined {
-  const at = lastIndexOfBytes.call(bytes, SEQUENCE_KEY);
-  if (at === -1) return undefined;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const match = /^\s*(\d+)/.exec(buffer.toString('latin1', at + SEQUENCE_KEY.length, at + SEQUENCE_KEY.length + 24));
-  return match === null ? undefined : Number(match[1]);
 }

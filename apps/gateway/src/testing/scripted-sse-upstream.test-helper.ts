@@ -8,6 +8,8 @@ export type ScriptedReply = string | ((response: ServerResponse) => void);
 
 export interface ScriptedGateway {
   gateway: Gateway;
+  /** The scripted upstream's own base URL, for the same reply direct (SDK baselines). */
+  upstreamBase: string;
   /** Answers for the next upstream requests, in order; an empty queue answers an empty 200 stream. */
   replies: ScriptedReply[];
   /** Every request body the upstream received, parsed. */
@@ -52,6 +54,7 @@ export async function startScriptedGateway(options: { fetch?: FetchFunction | un
   await gateway.listen();
   return {
     gateway,
+    upstreamBase: base,
     replies,
     bodies,
     post: (protocol, body, signal) =>

@@ -4,9 +4,23 @@
  * stats). Awaiting it while iterating just waits for the end. Used by
  * runTurn and runAgentLoop alike.
  */
+export interface RunStarter {
+  /** Starts the run if nothing iterates it yet. */
+  ensureRunning(): void;
+}
+
+/**
+ * `starter` is an object with a method rather than a closure per run: the
+ * host's `await run.result` inlines this call, and an optimised host that had
+ * inlined one run's closure was thrown away after a GC collected it (issue 19).
+ */
 export class LazyResultPromise<T> implements Promise<T> {
   readonly [Symbol.toStringTag] = 'Promise';
-  constructor(private readonly settled: Promise<T>, private readonly ensureRunning: () => void) {}
+  constructor(private readonly settled: Promise<T>, private readonly starter: RunStarter) {}
+
+  private ensureRunning(): void {
+    this.starter.ensureRunning();
+  }
 
   then<A = T, B = never>(
     onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,

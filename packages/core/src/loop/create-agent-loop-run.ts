@@ -76,8 +76,10 @@ export function createAgentLoopRun(driver: LoopDriver): AgentLoopRun {
       return iterator;
     },
     // Nobody iterates: awaiting the result runs the loop to its end so the result exists.
-    result: new LazyResultPromise(settled, () => {
-      if (iterator === undefined) drained ??= drainToEnd();
+    result: new LazyResultPromise(settled, {
+      ensureRunning: () => {
+        if (iterator === undefined) drained ??= drainToEnd();
+      },
     }),
   };
 }

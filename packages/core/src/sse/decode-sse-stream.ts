@@ -102,6 +102,17 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     return this.#start(this.#tail.then(this.#readUntilEventBound, this.#readUntilEventBound));
   }
 
+  /**
+   * The next event of the current batch, synchronously, when one is there and
+   * no call is in flight; undefined otherwise (then `next()` reads). runTurn's
+   * per-event path takes events this way: no promise or step object per event
+   * (issue 19).
+   */
+  takeBuffered(): Event | undefined {
+    if (this.#pending !== 0 || this.#index >= this.#events.length) return undefined;
+    return this.#events[this.#index++];
+  }
+
   return(): Promise<IteratorResult<Event, void>> {
     return this.#start(this.#pending === 0 ? this.#stop(undefined, false) : this.#tail.then(() => this.#stop(undefined, false), () => this.#stop(undefined, false)));
   }

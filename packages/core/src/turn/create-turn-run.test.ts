@@ -25,14 +25,14 @@ function createManualEngine() {
   let finish!: () => void;
   const stops: number[] = [];
   const started = { value: false };
-  const run = createTurnRun(
-    (given) => {
+  const run = createTurnRun({
+    execute: (given) => {
       channel = given;
       started.value = true;
       return new Promise<TurnResult>((resolve) => (finish = () => resolve(RESULT)));
     },
-    () => stops.push(1),
-  );
+    stopByConsumer: () => stops.push(1),
+  });
   return { run, channel: () => channel, finish: () => finish(), stops, started };
 }
 

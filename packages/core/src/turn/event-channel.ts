@@ -10,55 +10,86 @@ export class ConsumerStoppedError extends Error {
 
 export type TurnStep = IteratorResult<TurnEvent, undefined>;
 
-interface QueuedItem {
-  event: TurnEvent;
-  /** The host has taken the event and asked for the next one. */
-  ack(): void;
-  reject(error: Error): void;
+/** Who waits for the host to consume an event: told when the host pulled again, or stopped. */
+export interface HandOverListener {
+  /** The host took the event and pulled again (called inside that pull). */
+  resume(): void;
+  /** The host stopped iterating instead (ConsumerStoppedError). */
+  stop(error: Error): void;
 }
 
-const ignore = (): void => undefined;
+/** Gives the host's last step once the producer closed and the queue is drained. */
+export interface ChannelEnd {
+  lastStep(): Promise<TurnStep>;
+}
+
+/** For `post`: nobody waits. */
+const NOBODY: HandOverListener = { resume: () => undefined, stop: () => undefined };
 
 /**
- * A rendezvous between runTurn (producer) and the host's iterator. `deliver`
- * resolves only once the host has taken the event and pulled again, so the
+ * A rendezvous between runTurn (producer) and the host's iterator. An event
+ * is acknowledged only once the host has taken it and pulled again, so the
  * producer never reads ahead of the host: "output reached the host" means
  * events the host consumed, not bytes the socket received (issue 4 row 15).
  * `pull` is the host's `next()` itself — no async generator between the two,
- * whose await/yield hops cost several microtasks per event (decision 0180).
+ * whose await/yield hops cost several microtasks per event (decision 0180) —
+ * and the acknowledgement runs inside it, so a producer with its next event
+ * at hand queues it in the same call (issue 19). Queued events and their
+ * listeners are kept side by side: no object per event.
  */
 export class EventChannel {
-  private readonly queue: QueuedItem[] = [];
+  /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
+  static readonly shapeAnchor = new EventChannel({ lastStep: () => Promise.resolve({ done: true, value: undefined }) });
+  private readonly events: TurnEvent[] = [];
+  private readonly listeners: HandOverListener[] = [];
   private waiter: ((step: TurnStep | Promise<TurnStep>) => void) | undefined;
   /** The pull the waiter settles; set exactly while `waiter` is. */
   private waiting: Promise<TurnStep> | undefined;
-  /** Taken by the host but not yet acknowledged (the host holds one event at a time). */
-  private taken: QueuedItem | undefined;
+  /** The listener of the event the host holds (it holds one at a time), until it pulls again. */
+  private taken: HandOverListener | undefined;
   private closed = false;
   private stopped = false;
 
-  /** `finish` gives the host's last step once the queue is drained after `close()`. */
-  constructor(private readonly finish: () => Promise<TurnStep>) {}
+  /**
+   * `end` gives the host's last step once the queue is drained after
+   * `close()`: an object with a method, not a closure per turn, since `pull`
+   * inlines the call (issue 19).
+   */
+  constructor(private readonly end: ChannelEnd) {}
 
   /** Queue an event and wait until the host consumed it. Rejects with ConsumerStoppedError. */
   deliver(event: TurnEvent): Promise<void> {
     if (this.stopped) return Promise.reject(new ConsumerStoppedError());
     if (this.closed) throw new Error('deliver() after close()');
     return new Promise<void>((resolve, reject) => {
-      this.push({ event, ack: resolve, reject });
+      this.push(event, { resume: resolve, stop: reject });
     });
+  }
+
+  /**
+   * Queue an event; `listener.resume` runs once the host took it and pulled
+   * again — synchronously, inside that pull — or `listener.stop` with
+   * ConsumerStoppedError if the host stopped iterating instead.
+   */
+  handOver(event: TurnEvent, listener: HandOverListener): void {
+    if (this.stopped) {
+      listener.stop(new ConsumerStoppedError());
+      return;
+    }
+    if (this.closed) throw new Error('handOver() after close()');
+    this.push(event, listener);
   }
 
   /** Queue an event without waiting (retry/heartbeat notices emitted from a sync callback). */
   post(event: TurnEvent): void {
     if (this.stopped || this.closed) return;
-    this.push({ event, ack: ignore, reject: ignore });
+    this.push(event, NOBODY);
   }
 
   /**
    * The host's `next()`: acknowledges the event it took before (it pulled
    * again, so that one was consumed), then hands over the next one, or
-   * `finish()` once the producer closed and the queue is empty.
+   * the end's last step once the producer closed and the queue is empty.
    */
   pull(): Promise<TurnStep> {
     // The async iterator protocol allows a next() before the previous one
@@ -67,14 +98,13 @@ export class EventChannel {
     const taken = this.taken;
     if (taken !== undefined) {
       this.taken = undefined;
-      taken.ack();
+      taken.resume();
     }
-    const item = this.queue.shift();
-    if (item !== undefined) {
-      this.taken = item;
-      return Promise.resolve({ done: false, value: item.event });
+    if (this.events.length > 0) {
+      this.taken = this.listeners.shift();
+      return Promise.resolve({ done: false, value: this.events.shift()! });
     }
-    if (this.closed) return this.finish();
+    if (this.closed) return this.end.lastStep();
     const waiting = new Promise<TurnStep>((resolve) => {
       this.waiter = resolve;
     });
@@ -85,37 +115,39 @@ export class EventChannel {
   /** The producer has finished: no event follows. */
   close(): void {
     this.closed = true;
-    this.wake(this.finish);
+    this.wakeWithLastStep();
   }
 
-  /** The host stopped: every pending and future delivery rejects; a pending pull ends with `finish()`. */
+  /** The host stopped: every pending and future delivery rejects; a pending pull ends with the last step. */
   stopConsumer(): void {
     this.stopped = true;
-    const pending = this.queue.splice(0);
+    const pending = this.listeners.splice(0);
+    this.events.length = 0;
     if (this.taken !== undefined) pending.push(this.taken);
     this.taken = undefined;
-    for (const item of pending) item.reject(new ConsumerStoppedError());
-    this.wake(this.finish);
+    for (const listener of pending) listener.stop(new ConsumerStoppedError());
+    this.wakeWithLastStep();
   }
 
-  private push(item: QueuedItem): void {
+  private push(event: TurnEvent, listener: HandOverListener): void {
     const waiter = this.waiter;
     if (waiter === undefined) {
-      this.queue.push(item);
+      this.events.push(event);
+      this.listeners.push(listener);
       return;
     }
     this.waiter = undefined;
     this.waiting = undefined;
-    this.taken = item;
-    waiter({ done: false, value: item.event });
+    this.taken = listener;
+    waiter({ done: false, value: event });
   }
 
-  /** Settles the pending pull, if any, with `step()`. */
-  private wake(step: () => TurnStep | Promise<TurnStep>): void {
+  /** Settles the pending pull, if any, with the end's last step. */
+  private wakeWithLastStep(): void {
     const waiter = this.waiter;
     if (waiter === undefined) return;
     this.waiter = undefined;
     this.waiting = undefined;
-    waiter(step());
+    waiter(this.end.lastStep());
   }
 }

@@ -124,9 +124,8 @@ export async function executeTurn<Native extends object>(
       requestIdHeader: options.requestIdHeader,
       stop: state,
       now,
-      deliver: (event) => channel.deliver(event),
-      onWarning: (message) => state.addWarning(message),
-      onMetadata: (event) => state.noteMetadata(event),
+      channel,
+      notices: state,
       forwardToolCalls: segmentIndex === 0,
       blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
     });

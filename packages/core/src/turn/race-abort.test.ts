@@ -57,7 +57,7 @@ describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
   });
 
   it("on runTurn's own stop (TurnState) adds no EventTarget listener, settles at once and unsubscribes on release (decision 0212)", async () => {
-    const state = new TurnState(new EventChannel(() => new Promise(() => undefined)), undefined);
+    const state = new TurnState(new EventChannel({ lastStep: () => new Promise(() => undefined) }), undefined);
     const add = vi.spyOn(state.signal, 'addEventListener');
     const race = new AbortRace(state);
     await expect(race.race(Promise.resolve(1))).resolves.toBe(1);
@@ -67,7 +67,7 @@ describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
     expect(state.signal.aborted).toBe(true);
     expect(add).not.toHaveBeenCalled();
 
-    const released = new TurnState(new EventChannel(() => new Promise(() => undefined)), undefined);
+    const released = new TurnState(new EventChannel({ lastStep: () => new Promise(() => undefined) }), undefined);
     const listener = vi.fn();
     const unsubscribe = released.onStop(listener);
     unsubscribe();

@@ -28,16 +28,15 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
   return {
     events,
     race: new AbortRace(state),
-    deliver,
-    onWarning: () => undefined,
-    onMetadata: () => undefined,
+    channel: { handOver: (event, listener) => void deliver(event).then(() => listener.resume(), (error: Error) => listener.stop(error)) },
+    notices: { addWarning: () => undefined, noteMetadata: () => undefined },
     now: () => 0,
     forwardToolCalls: true,
     blockIdPrefix: '',
   };
 }
 
-const newState = (): TurnState => new TurnState(new EventChannel(() => never()), undefined);
+const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () => never() }), undefined);
 
 describe('readSegment aborts (R1.6: at once, one subscription per segment)', () => {
   it('ends at once on an abort while the next chunk is awaited, and closes the decoder', async () => {

@@ -2,6 +2,7 @@ import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { Usage } from '../types/usage.js';
+import type { EventChannel, HandOverListener } from './event-channel.js';
 import type { AbortRace } from './race-abort.js';
 
 export type SegmentEnd = 'terminal' | 'eof' | 'stream-error' | 'transport-error' | 'aborted';
@@ -31,11 +32,17 @@ export interface ReadSegmentOptions {
   events: AsyncIterable<DecodedStreamEvent>;
   /** The request's abort race: an abort ends the segment at once, whatever it awaits (R1.6). */
   race: AbortRace;
-  /** Hands an event to the host; resolves once consumed. */
-  deliver(event: TurnEvent): Promise<void>;
-  onWarning(message: string): void;
-  /** The segment's response metadata; runTurn shows the first one of the turn only. */
-  onMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
+  /**
+   * Where events go to the host (runTurn's EventChannel): `listener.resume`
+   * runs once the host took the event and pulled again (inside that pull: the
+   * next buffered event goes out in the same call), `listener.stop` if the
+   * host stopped iterating instead. An object with a method, not a closure
+   * per turn: optimised code that inlined a turn's closure was thrown away
+   * when a GC collected it ("weak objects", issue 19).
+   */
+  channel: Pick<EventChannel, 'handOver'>;
+  /** Warnings and the segment's response metadata (runTurn shows the first one of the turn only): runTurn's TurnState. */
+  notices: SegmentNotices;
   now(): number;
   /** R4.5: the recovery segment's tool calls are never handed to the host. */
   forwardToolCalls: boolean;
@@ -119,9 +126,34 @@ export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> 
   });
 }
 
-class SegmentReader {
+/** What a segment tells runTurn besides its events. Methods of one object, not closures per turn (see `channel`). */
+export interface SegmentNotices {
+  addWarning(message: string): void;
+  noteMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
+}
+
+/** The decoder's synchronous read of its current batch (core's decodeSseStream has it; other iterators may not). */
+interface BufferedEvents {
+  takeBuffered?(): DecodedStreamEvent | undefined;
+}
+
+/** Options of the idle reader that keeps SegmentReader's shape alive (see `shapeAnchor`). */
+const ANCHOR_OPTIONS = {
+  events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true as const, value: undefined }) }) },
+} as unknown as ReadSegmentOptions;
+
+class SegmentReader implements HandOverListener {
+  /**
+   * One idle reader (and its facts object) held for the life of the module,
+   * so their hidden classes — and the optimised per-event code built on them —
+   * survive a full GC between turns. Without it every turn after a major GC
+   * re-optimised `take`/`resume` and was deoptimised again ("code
+   * dependencies", `--trace-deopt`), about 4× the steady-state cost (issue 19;
+   * the decoders do the same, decision 0202).
+   */
+  static readonly shapeAnchor = new SegmentReader(ANCHOR_OPTIONS, ignore, ignore);
   private readonly facts = createFacts();
-  private readonly iterator: AsyncIterator<DecodedStreamEvent>;
+  private readonly iterator: AsyncIterator<DecodedStreamEvent> & BufferedEvents;
   /** The segment's promise is settled: nothing may change `facts` any more. */
   private settled = false;
   // An attempt that fails before any content is retried (R1.1) and must leave
@@ -129,7 +161,13 @@ class SegmentReader {
   // back until its first content event (one logical response, R8.2) and
   // dropped if none comes. A terminal frame with no content releases them.
   private heldMetadata: MetadataEvent | undefined;
-  private readonly heldEvents: TurnEvent[] = [];
+  private heldEvents: TurnEvent[] = [];
+  /** Held events released by the first content (or the terminal frame): handed over, one per host pull, first. */
+  private released: TurnEvent[] = [];
+  /** The event handed over last is content: once the host pulled again, output was consumed (R4.1). */
+  private handedContent = false;
+  /** The terminal frame arrived: the segment ends complete once the released events went out. */
+  private completeWhenSent = false;
 
   constructor(
     private readonly options: ReadSegmentOptions,
@@ -141,12 +179,7 @@ class SegmentReader {
 
   start(): void {
     this.options.race.watch(() => this.end('aborted'));
-    if (this.settled) return;
-    this.pull().catch((error: unknown) => {
-      if (this.settled) return;
-      this.settled = true;
-      this.reject(error);
-    });
+    this.drive();
   }
 
   /** Settles the segment once; every end but a plain EOF or a read failure closes the decoder. */
@@ -158,6 +191,12 @@ class SegmentReader {
     this.resolve(this.facts);
   }
 
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+
   private closeIterator(): void {
     const { iterator } = this;
     void Promise.resolve()
@@ -165,75 +204,130 @@ class SegmentReader {
       .catch(ignore);
   }
 
-  private async pull(): Promise<void> {
-    const { facts, iterator } = this;
-    for (;;) {
-      let step: IteratorResult<DecodedStreamEvent>;
-      try {
-        step = await iterator.next();
-      } catch (error) {
-        if (!this.settled) await this.onReadFailure(error);
-        return;
-      }
-      if (this.settled) return;
-      if (step.done) return this.end('eof');
-      const event = step.value;
-      switch (event.type) {
-        case 'stream-end':
-          facts.terminalFrameSeen = event.terminalFrameSeen;
-          // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
-          if (event.toolCallSeen === true) facts.toolCallProduced = true;
-          if (event.terminalFrameSeen) return this.endComplete();
-          // The decoder's last item: closing lets a generator run its cleanup.
-          this.closeIterator();
-          return this.end('eof');
-        case 'usage':
-          facts.usage = event.usage;
-          continue;
-        case 'finish':
-          facts.finishReason = event.finishReason;
-          continue;
-        case 'error':
-          // R8.12: after the terminal frame the response is complete; a bad record behind it changes nothing.
-          if (facts.finishReason !== undefined) return this.endComplete();
-          facts.streamError = event.error;
-          return this.end('stream-error');
-        case 'warning':
-          this.options.onWarning(event.message);
-          continue;
-        case 'response-metadata':
-          facts.responseId ??= event.responseId;
-          if (facts.outputConsumed) this.options.onMetadata(event);
-          else this.heldMetadata ??= event;
-          continue;
-        case 'retry':
-        case 'heartbeat':
-        case 'recovery-start':
-        case 'tombstone':
-          // Lifecycle events belong to runTurn, not to a decoder.
-          continue;
-        default: {
-          // The per-event path: no async call of our own, one await (the host's take).
-          const content = this.noteOutputEvent(event);
-          if (content === undefined) continue;
-          if (!this.options.forwardToolCalls && isToolCallEvent(event)) continue;
-          if (!facts.outputConsumed) {
-            if (!content) {
-              this.heldEvents.push(event);
-              continue;
-            }
-            if (!(await this.releaseHeld())) return;
-          }
-          try {
-            await this.options.deliver(withBlockPrefix(event, this.options.blockIdPrefix));
-          } catch (error) {
-            return this.onDeliveryFailure(error);
-          }
-          if (this.settled) return;
-          if (content) facts.outputConsumed = true;
+  /**
+   * The per-event path (issue 19): runs synchronously — inside the host's
+   * pull, once it took the last event — through the decoder's current batch
+   * until an event goes to the host, and awaits only to read the wire. No
+   * promise, step object or async resumption of our own per event.
+   */
+  private drive(): void {
+    try {
+      while (!this.settled) {
+        const held = this.released.shift();
+        // Held events are block starts; the one released them is content.
+        if (held !== undefined) return this.handOver(held, isContent(held));
+        if (this.completeWhenSent) return this.end('terminal');
+        const event = this.iterator.takeBuffered?.();
+        if (event === undefined) {
+          void this.readWire();
+          return;
         }
+        if (this.take(event)) return;
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private handOver(event: TurnEvent, content: boolean): void {
+    this.handedContent = content;
+    this.options.channel.handOver(withBlockPrefix(event, this.options.blockIdPrefix), this);
+  }
+
+  /** The host took the handed event and pulled again. */
+  resume(): void {
+    if (this.settled) return;
+    if (this.handedContent) this.facts.outputConsumed = true;
+    this.drive();
+  }
+
+  /** The host stopped iterating (ConsumerStoppedError) instead of pulling again. */
+  stop(error: Error): void {
+    if (this.settled) return;
+    this.facts.transportError = error;
+    this.end('aborted');
+  }
+
+  /** The batch is empty: one await for the decoder's next read, then back to the synchronous path. */
+  private async readWire(): Promise<void> {
+    let step: IteratorResult<DecodedStreamEvent>;
+    try {
+      step = await this.iterator.next();
+    } catch (error) {
+      if (!this.settled) this.onReadFailure(error);
+      return;
+    }
+    if (this.settled) return;
+    if (step.done === true) return this.end('eof');
+    try {
+      if (this.take(step.value)) return;
+    } catch (error) {
+      return this.fail(error);
+    }
+    this.drive();
+  }
+
+  /** Records one decoded event in the facts; true once it went to the host (wait for its pull) or ended the segment. */
+  private take(event: DecodedStreamEvent): boolean {
+    const { facts } = this;
+    switch (event.type) {
+      case 'stream-end':
+        facts.terminalFrameSeen = event.terminalFrameSeen;
+        // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
+        if (event.toolCallSeen === true) facts.toolCallProduced = true;
+        if (event.terminalFrameSeen) return this.completeAfterHeld();
+        // The decoder's last item: closing lets a generator run its cleanup.
+        this.closeIterator();
+        this.end('eof');
+        return true;
+      case 'usage':
+        facts.usage = event.usage;
+        return false;
+      case 'finish':
+        facts.finishReason = event.finishReason;
+        return false;
+      case 'error':
+        // R8.12: after the terminal frame the response is complete; a bad record behind it changes nothing.
+        if (facts.finishReason !== undefined) return this.completeAfterHeld();
+        facts.streamError = event.error;
+        this.end('stream-error');
+        return true;
+      case 'warning':
+        this.options.notices.addWarning(event.message);
+        return false;
+      case 'response-metadata':
+        facts.responseId ??= event.responseId;
+        if (facts.outputConsumed) this.options.notices.noteMetadata(event);
+        else this.heldMetadata ??= event;
+        return false;
+      case 'retry':
+      case 'heartbeat':
+      case 'recovery-start':
+      case 'tombstone':
+        // Lifecycle events belong to runTurn, not to a decoder.
+        return false;
+      default:
+        return this.takeOutput(event);
+    }
+  }
+
+  private takeOutput(event: Exclude<TurnEvent, { type: NonOutputType }>): boolean {
+    const content = this.noteOutputEvent(event);
+    if (content === undefined) return false;
+    if (!this.options.forwardToolCalls && isToolCallEvent(event)) return false;
+    if (!this.facts.outputConsumed) {
+      if (!content) {
+        this.heldEvents.push(event);
+        return false;
+      }
+      if (this.releaseHeld()) {
+        // The held block starts go first; this event follows them.
+        this.released.push(event);
+        return false;
       }
     }
+    this.handOver(event, content);
+    return true;
   }
 
   /**
@@ -243,21 +337,34 @@ class SegmentReader {
    * bad trailer: undici's `TypeError: terminated`) ends a complete segment,
    * never `STREAM_CUT`/`TRANSPORT`, and is never retried.
    */
-  private async onReadFailure(error: unknown): Promise<void> {
+  private onReadFailure(error: unknown): void {
     const { facts } = this;
     if (this.options.race.aborted) return this.end('aborted');
     if (facts.finishReason !== undefined) {
-      facts.terminalFrameSeen = true;
-      return this.endComplete();
+      this.completeAfterHeld();
+      this.drive();
+      return;
     }
     facts.transportError = error;
     this.end('transport-error');
   }
 
   /** The terminal frame arrived: what was held for the host goes out, then the segment ends complete. */
-  private async endComplete(): Promise<void> {
+  private completeAfterHeld(): false {
     this.facts.terminalFrameSeen = true;
-    if (await this.releaseHeld()) this.end('terminal');
+    this.releaseHeld();
+    this.completeWhenSent = true;
+    return false;
+  }
+
+  /** Shows the held response metadata and queues the held block starts to go first; true when there were any. */
+  private releaseHeld(): boolean {
+    if (this.heldMetadata !== undefined) this.options.notices.noteMetadata(this.heldMetadata);
+    this.heldMetadata = undefined;
+    if (this.heldEvents.length === 0) return false;
+    this.released = this.heldEvents;
+    this.heldEvents = [];
+    return true;
   }
 
   /**
@@ -299,35 +406,6 @@ class SegmentReader {
       facts.lastOutputAt = at;
     }
     return content;
-  }
-
-  private async releaseHeld(): Promise<boolean> {
-    const { heldEvents } = this;
-    if (this.heldMetadata !== undefined) this.options.onMetadata(this.heldMetadata);
-    this.heldMetadata = undefined;
-    for (let next = heldEvents.shift(); next !== undefined; next = heldEvents.shift()) {
-      if (!(await this.handOver(next))) return false;
-    }
-    return !this.settled;
-  }
-
-  /** Hands one held event to the host; false when the segment must end (abort, or the host stopped iterating). */
-  private async handOver(event: TurnEvent): Promise<boolean> {
-    if (this.settled) return false;
-    try {
-      await this.options.deliver(withBlockPrefix(event, this.options.blockIdPrefix));
-    } catch (error) {
-      this.onDeliveryFailure(error);
-      return false;
-    }
-    return !this.settled;
-  }
-
-  /** The delivery rejected: the host stopped iterating (ConsumerStoppedError). */
-  private onDeliveryFailure(error: unknown): void {
-    if (this.settled) return;
-    this.facts.transportError = error;
-    this.end('aborted');
   }
 }
 

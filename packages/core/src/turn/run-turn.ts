@@ -1,13 +1,14 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import type { RetryOptions } from '../retry/index.js';
 import { withTargetSecrets } from '../retry/debug-dump.js';
-import { createTurnRun } from './create-turn-run.js';
+import { createTurnRun, type TurnDriver } from './create-turn-run.js';
+import type { EventChannel } from './event-channel.js';
 import { executeTurn } from './execute-turn.js';
 import { resolveStreamRecoveryConfig, type StreamRecoveryOptions } from './recovery-config.js';
 import type { FetchFunction } from './send-segment-request.js';
 import type { StatsSink } from './stats-sink.js';
 import { TurnState } from './turn-state.js';
-import type { TurnRun } from './turn-result.js';
+import type { TurnResult, TurnRun } from './turn-result.js';
 import { createRandomId } from '../internal/random-id.js';
 import { rejectOption as rejectInvalidOption } from '../internal/reject-option.js';
 
@@ -76,35 +77,48 @@ function validateOptions<Native extends object>(options: RunTurnOptions<Native>)
  */
 export function runTurn<Native extends object>(options: RunTurnOptions<Native>): TurnRun {
   validateOptions(options);
-  const recovery = resolveStreamRecoveryConfig(options.streamRecovery);
-  const fetchFunction: FetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  let state: TurnState | undefined;
-  let stoppedBeforeStart = false;
-  return createTurnRun(
-    (channel) => {
-      state = new TurnState(channel, options.stats);
-      if (stoppedBeforeStart) state.stop({ by: 'consumer' });
-      return executeTurn(
-        {
-          adapter: options.adapter,
-          request: options.request,
-          target: options.target,
-          fetch: fetchFunction,
-          retry: withTargetSecrets(options.retry ?? {}, options.target),
-          recovery,
-          signal: options.signal,
-          now: options.now ?? Date.now,
-          createId: options.createId ?? createRandomId,
-          requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
-          inputWarnings: options.warnings ?? [],
-        },
-        channel,
-        state,
-      );
-    },
-    () => {
-      if (state === undefined) stoppedBeforeStart = true;
-      else state.stop({ by: 'consumer' });
-    },
-  );
+  // Bad recovery limits throw here, at call time (R4.8).
+  return createTurnRun(new RunTurnDriver(options, resolveStreamRecoveryConfig(options.streamRecovery)));
+}
+
+const globalFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
+
+/** Starts the engine on the host's first pull, and stops it if the host stops first. */
+class RunTurnDriver<Native extends object> implements TurnDriver {
+  #state: TurnState | undefined;
+  #stoppedBeforeStart = false;
+
+  constructor(
+    private readonly options: RunTurnOptions<Native>,
+    private readonly recovery: ReturnType<typeof resolveStreamRecoveryConfig>,
+  ) {}
+
+  execute(channel: EventChannel): Promise<TurnResult> {
+    const { options } = this;
+    const state = new TurnState(channel, options.stats);
+    this.#state = state;
+    if (this.#stoppedBeforeStart) state.stop({ by: 'consumer' });
+    return executeTurn(
+      {
+        adapter: options.adapter,
+        request: options.request,
+        target: options.target,
+        fetch: options.fetch ?? globalFetch,
+        retry: withTargetSecrets(options.retry ?? {}, options.target),
+        recovery: this.recovery,
+        signal: options.signal,
+        now: options.now ?? Date.now,
+        createId: options.createId ?? createRandomId,
+        requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
+        inputWarnings: options.warnings ?? [],
+      },
+      channel,
+      state,
+    );
+  }
+
+  stopByConsumer(): void {
+    if (this.#state === undefined) this.#stoppedBeforeStart = true;
+    else this.#state.stop({ by: 'consumer' });
+  }
 }

@@ -5,7 +5,7 @@ import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { ByteStream } from '../sse/byte-stream.js';
 import { ABORTED, AbortRace, type StopSource } from './race-abort.js';
-import { readSegment, type SegmentFacts } from './read-segment.js';
+import { readSegment, type ReadSegmentOptions, type SegmentFacts } from './read-segment.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
 export interface FetchResponseHeaders {
@@ -40,9 +40,8 @@ export interface SendSegmentRequestOptions<Native extends object> {
   /** The turn's stop: its signal goes to the fetch, and every await on the wire races it. */
   stop: StopSource;
   now(): number;
-  deliver(event: TurnEvent): Promise<void>;
-  onWarning(message: string): void;
-  onMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
+  channel: ReadSegmentOptions['channel'];
+  notices: ReadSegmentOptions['notices'];
   forwardToolCalls: boolean;
   blockIdPrefix: string;
 }
@@ -119,7 +118,7 @@ async function sendAndReadSegment<Native extends object>(
     // Issue 15: the upstream may echo the caller's key in its error text; the TurnError never keeps it.
     error.message = redactCredentialText(error.message, collectCredentialValues({ apiKey: options.target.apiKey, headers: http.headers }));
     const pairing = readPairingTokens(error);
-    if (pairing !== undefined) options.onWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
+    if (pairing !== undefined) options.notices.addWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
     return { stage: 'http-error', startedAt, endedAt: now(), error };
   }
 
@@ -127,9 +126,8 @@ async function sendAndReadSegment<Native extends object>(
   const facts = await readSegment({
     events: adapter.decodeStream(body),
     race,
-    deliver: options.deliver,
-    onWarning: options.onWarning,
-    onMetadata: options.onMetadata,
+    channel: options.channel,
+    notices: options.notices,
     now,
     forwardToolCalls: options.forwardToolCalls,
     blockIdPrefix: options.blockIdPrefix,

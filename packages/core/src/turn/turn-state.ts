@@ -2,7 +2,7 @@ import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 import { createAbortedError } from '../errors/create-aborted-error.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
-import type { EventChannel } from './event-channel.js';
+import { EventChannel } from './event-channel.js';
 import type { SegmentTimeLimit } from './segment-deadline.js';
 import { createTimeLimitError } from './segment-deadline.js';
 import type { StopSource } from './race-abort.js';
@@ -21,6 +21,8 @@ export type StopCause =
  * per physical request and once per turn (R6.1, R6.2).
  */
 export class TurnState implements StopSource {
+  /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
+  static readonly shapeAnchor = new TurnState(EventChannel.shapeAnchor, undefined);
   readonly controller = new AbortController();
   /** The segment requests' abort races: called by `stop` itself, no EventTarget listener (decision 0212). */
   private readonly stopListeners = new Set<() => void>();

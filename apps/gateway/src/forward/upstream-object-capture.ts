@@ -1,0 +1,39 @@
+import type { Protocol } from '@turnguard/core';
+import { ChatCompletionCapture } from './capture-chat-completion.js';
+import { MessagesMessageCapture } from './capture-messages-message.js';
+import { TerminalResponseCapture } from './capture-terminal-response.js';
+import type { UpstreamByteTap } from './tap-upstream-bytes.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * A non-streaming request still streams upstream (so R4 recovery works);
+ * R8.6 wants its JSON to be "the JSON the upstream itself would have sent".
+ * A capture taps the upstream bodies' bytes and keeps the upstream's own
+ * object — for Chat and Messages what the official SDK's stream accumulator
+ * builds (decision 0235), for Responses the terminal `response` (0234).
+ */
+export interface UpstreamObjectCapture extends UpstreamByteTap {
+  /**
+   * The client's body, once the turn ended well: the last upstream body's
+   * object, with `rendered` (built from the turn's events) where the
+   * upstream's is wrong or, after a recovery, where the turn's differs
+   * (its output, its aggregated usage, R5). `rendered` when nothing was captured.
+   */
+  bodyFor(rendered: Json, recovered: boolean): Json;
+}
+
+export function captureUpstreamObject(protocol: Protocol): UpstreamObjectCapture {
+  switch (protocol) {
+    case 'chat':
+      return new ChatCompletionCapture();
+    case 'messages':
+      return new MessagesMessageCapture();
+    case 'responses':
+      return new TerminalResponseCapture();
+    default: {
+      const _exhaustive: never = protocol;
+      return _exhaustive;
+    }
+  }
+}
