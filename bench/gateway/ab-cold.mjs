@@ -6,14 +6,14 @@
 // first 20 per target dropped; TTFB p50 over the rest.
 // Usage: node bench/gateway/ab-cold.mjs [ref|. ...] (default: HEAD and the working tree ".")
 // BENCH_AB_REQUESTS (default 160, as many as run.mjs's cold figure sends), BENCH_AB_ROUNDS (default 3 processes).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
 import { median, startChild, streamOnce } from './bench-client.mjs';
-import { extractSourceTree } from './source-trees.mjs';
+import { bundleGateway } from './gateway-bundle.mjs';
 
 const refs = process.argv.length > 2 ? process.argv.slice(2) : ['HEAD', '.'];
 const requests = Number(process.env.BENCH_AB_REQUESTS ?? 160);
@@ -22,16 +22,8 @@ const SKIPPED = 20;
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-ab-cold-'));
 
-/** createGateway of the tree at `ref` ("." = the working tree), bundled alone. */
-async function bundleGateway(ref, index) {
-  const sourceRoot = ref === '.' ? root : await extractSourceTree(root, ref, join(workDir, `tree-${index}`));
-  const entryFile = join(workDir, `gateway-${index}-entry.mjs`);
-  await writeFile(entryFile, `export { createGateway } from '${join(sourceRoot, 'apps/gateway/src/create-gateway.ts')}';\n`);
-  return bundleFromSource({ entryName: `gateway-${index}`, entryFile, outDir: workDir, sourceRoot });
-}
-
 const gatewayBundles = [];
-for (const [index, ref] of refs.entries()) gatewayBundles.push(await bundleGateway(ref, index));
+for (const [index, ref] of refs.entries()) gatewayBundles.push(await bundleGateway(root, ref, workDir, index));
 const server = await bundleFromSource({ entryName: 'ab-server', entryFile: join(root, 'bench/gateway/ab-server.mjs'), outDir: workDir, sourceRoot: root });
 
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });

@@ -49,3 +49,72 @@ export const median = (values) => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
+
+/** Sends `message` to a child over IPC and resolves with its next answer. */
+export function ask(child, message) {
+  return new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send(message);
+  });
+}
+
+/** A child's exit, awaited after kill() so the next one starts on a quiet box. */
+export function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else {
+      child.once('exit', () => resolve());
+      child.kill();
+    }
+  });
+}
+
+const CONTENT_DELTA = '"content":"w'; // the bench upstream's first text delta is `word0 `
+
+/**
+ * One streamed Chat request through `agent`, as the client sees it: ms to
+ * the response headers, to the first body byte and to the first content
+ * delta (`"content":"w…`, never the role chunk's empty content), and to the end.
+ */
+export function streamTimings(agent, port, requestBody) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let firstByteAt;
+    let firstContentAt;
+    let seen = '';
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/chat/completions',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(requestBody), authorization: 'Bearer sk-bench' },
+      },
+      (response) => {
+        const headersAt = performance.now();
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => {
+          const now = performance.now();
+          firstByteAt ??= now;
+          if (firstContentAt === undefined) {
+            seen += chunk;
+            if (seen.includes(CONTENT_DELTA)) firstContentAt = now;
+          }
+        });
+        response.on('end', () => {
+          if (response.statusCode !== 200 || firstContentAt === undefined) reject(new Error(`status ${response.statusCode}, no content delta`));
+          else resolve({ headersMs: headersAt - started, firstByteMs: firstByteAt - started, firstContentMs: firstContentAt - started, totalMs: performance.now() - started });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(requestBody);
+  });
+}
+
+/** "median (min–max)" of `values`, each formatted by `format`. */
+export function medianRange(values, format) {
+  return `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
+}

@@ -5,24 +5,11 @@
 //   global (undici) `fetch` instead of the default node:http one.
 // Usage: node proxy-server.cjs <upstreamPort>;
 // prints {"pipePort":N,"gatewayPort":M[,"globalFetchGatewayPort":K]}.
-import { Agent, createServer, request as httpRequest } from 'node:http';
 import { createGateway } from '../../apps/gateway/src/create-gateway.ts';
+import { createPipeProxy } from './pipe-proxy.mjs';
 
 const upstreamPort = Number(process.argv[2]);
-const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-
-const pipe = createServer((request, response) => {
-  const upstream = httpRequest(
-    { host: '127.0.0.1', port: upstreamPort, method: request.method, path: request.url, headers: request.headers, agent },
-    (upstreamResponse) => {
-      response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.headers);
-      upstreamResponse.pipe(response);
-    },
-  );
-  upstream.on('error', () => response.destroy());
-  request.pipe(upstream);
-});
-pipe.keepAliveTimeout = 60_000;
+const pipe = createPipeProxy(upstreamPort);
 
 // Bundled as CommonJS (its dependencies use require), so no top-level await.
 async function main() {

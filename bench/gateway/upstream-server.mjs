@@ -1,13 +1,20 @@
 // A Chat Completions SSE upstream for the gateway bench: headers and the
 // first chunk at once, then `chunks` text deltas `intervalMs` apart, a finish
 // chunk, a usage chunk and [DONE] — the shape openai-node parses. A request
-// for model `bench-warmup` gets the same stream without pacing (run.mjs's
-// steady-state warm-up: the same code path, many requests in little time).
-// Usage (child process): node upstream-server.mjs <chunks> <intervalMs>; prints {"port":N}.
+// for model `bench-warmup` gets the same stream without pacing or pause
+// (run.mjs's steady-state warm-up: the same code path, many requests in little time).
+// Usage (child process): node upstream-server.mjs <chunks> <intervalMs> [name=value…]; prints {"port":N}.
+// Options (issue 19's benches):
+//   maxIntervalMs=M   each gap drawn uniformly in [intervalMs, M] (paced streams that overlap unevenly);
+//   firstPauseMs=P    headers flushed at once, then P ms of silence before the first chunk
+//                     (a model that thinks before its first token).
 import { createServer } from 'node:http';
 
 const chunks = Number(process.argv[2] ?? 100);
 const intervalMs = Number(process.argv[3] ?? 2);
+const options = Object.fromEntries(process.argv.slice(4).map((option) => option.split('=')).map(([name, value]) => [name, Number(value)]));
+const maxIntervalMs = options.maxIntervalMs ?? intervalMs;
+const firstPauseMs = options.firstPauseMs ?? 0;
 const created = Math.floor(Date.now() / 1000);
 const record = (fields) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'bench', ...fields })}\n\n`;
@@ -17,15 +24,16 @@ const tail =
   record({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }) +
   record({ choices: [], usage: { prompt_tokens: 10, completion_tokens: chunks, total_tokens: 10 + chunks } }) +
   'data: [DONE]\n\n';
+const gap = () => intervalMs + Math.random() * (maxIntervalMs - intervalMs);
 
 const server = createServer((request, response) => {
   let body = '';
   request.setEncoding('utf8');
   request.on('data', (part) => (body += part));
   request.on('end', () => {
-    const paceMs = body.includes('"model":"bench-warmup"') ? 0 : intervalMs;
+    const warmup = body.includes('"model":"bench-warmup"');
+    const paceMs = warmup ? 0 : intervalMs;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    response.write(first);
     let sent = 0;
     const tick = () => {
       if (response.destroyed) return;
@@ -36,9 +44,18 @@ const server = createServer((request, response) => {
       response.write(delta(sent));
       sent += 1;
       if (paceMs === 0) setImmediate(tick);
-      else setTimeout(tick, paceMs);
+      else setTimeout(tick, maxIntervalMs === intervalMs ? paceMs : gap());
     };
-    tick();
+    const start = () => {
+      if (response.destroyed) return;
+      response.write(first);
+      tick();
+    };
+    if (warmup || firstPauseMs === 0) start();
+    else {
+      response.flushHeaders();
+      setTimeout(start, firstPauseMs);
+    }
   });
 });
 server.keepAliveTimeout = 60_000;

@@ -6,7 +6,7 @@ import { sendProtocolError } from '../http/send-json.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { selectAdapter } from '../protocol-routes.js';
 import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
-import { observeTurnEvents } from './observe-turn-events.js';
+import { createEventFilter } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
 import { SplicingSseOutput } from './splicing-sse-output.js';
 import { tapUpstreamBytes } from './tap-upstream-bytes.js';
@@ -108,10 +108,12 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     return;
   }
   noteTurn(response, typeof body.model === 'string' ? body.model : undefined, run.result);
-  const events = observeTurnEvents(run, {
+  const keep = createEventFilter({
     dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
   });
+  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, issue 19).
+  const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
   // the current segment is aborted and no recovery follows (runTurn's consumer stop).
   stopTurn = () => void events.return?.();
@@ -120,6 +122,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     response,
     protocol,
     events,
+    keep,
     requestModel: typeof body.model === 'string' ? body.model : undefined,
     upstream,
     ...(upstreamObject === undefined ? {} : { upstreamObject }),

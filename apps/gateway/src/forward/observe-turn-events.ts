@@ -15,32 +15,21 @@ export interface ObserveOptions {
   observer: EventObserver;
 }
 
+/** Whether the client gets an event of runTurn's; called once per event, in order. */
+export type EventFilter = (event: TurnEvent) => boolean;
+
 /**
- * Passes runTurn's events through one at a time (so the turn still relays
- * as it arrives, R8.2), noting retries for metrics and dropping what the
- * client did not ask for. Returning this iterator stops the turn (R8.4).
- * A plain iterator, not an async generator: one `then` per event instead of
- * a generator's resume/await/yield hops (bench/README.md, gateway section).
+ * Notes retries for metrics and drops what the client did not ask for. A
+ * plain predicate the relay calls on each event it pulls from runTurn, not an
+ * iterator wrapped around runTurn's: a wrapper cost a promise, its reaction
+ * and a closure per event, alive for as long as the upstream is silent —
+ * with many paced streams open, that waiting state survives V8's scavenges
+ * and grows the young generation (issue 19, bench/README.md per-stream memory).
  */
-export function observeTurnEvents(events: AsyncIterable<TurnEvent>, options: ObserveOptions): AsyncIterableIterator<TurnEvent> {
-  const source = events[Symbol.asyncIterator]();
-  const keep = (step: IteratorResult<TurnEvent, unknown>): boolean => {
-    if (step.done === true) return true;
-    const event = step.value;
+export function createEventFilter(options: ObserveOptions): EventFilter {
+  return (event) => {
     if (event.type === 'retry') options.observer.onRetry(event);
     return !(event.type === 'usage' && options.dropUsage);
-  };
-  const pull = (): Promise<IteratorResult<TurnEvent, undefined>> =>
-    source.next().then((step) => (keep(step) ? (step.done === true ? { done: true, value: undefined } : step) : pull()));
-  return {
-    next: pull,
-    return: async () => {
-      await source.return?.();
-      return { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
   };
 }
 

@@ -10,13 +10,16 @@ import { createSseTextEncoder } from './create-sse-encoder.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EarlySseHeaders } from './early-sse-headers.js';
 import { SseResponseWriter } from './sse-response-writer.js';
 import type { SplicingSseOutput } from './splicing-sse-output.js';
-import { isPreludeEvent } from './observe-turn-events.js';
+import { isPreludeEvent, type EventFilter } from './observe-turn-events.js';
 import type { UpstreamObjectCapture } from './upstream-object-capture.js';
 
 export interface RelayOptions {
   response: ServerResponse;
   protocol: Protocol;
-  events: AsyncIterable<TurnEvent>;
+  /** runTurn's events (its one iterator: returning it stops the turn, R8.4). */
+  events: AsyncIterator<TurnEvent>;
+  /** Which events the client gets (retries noted for metrics, usage it did not ask for dropped). */
+  keep: EventFilter;
   requestModel: string | undefined;
   /** What the upstream answered: its headers reach the client, an unrecovered error its bytes (R8.6). */
   upstream: UpstreamResponses;
@@ -60,7 +63,7 @@ export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
 
 async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): Promise<void> {
   const { response } = options;
-  const iterator = options.events[Symbol.asyncIterator]();
+  const { events: iterator, keep } = options;
   const held: TurnEvent[] = [];
   for (;;) {
     const next = await iterator.next();
@@ -68,6 +71,7 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
       failBeforeOutput(options, headers, NO_EVENTS);
       return;
     }
+    if (!keep(next.value)) continue;
     held.push(next.value);
     if (!isPreludeEvent(next.value)) break;
   }
@@ -100,7 +104,7 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
         finished = true;
         break;
       }
-      output.event(next.value);
+      if (keep(next.value)) output.event(next.value);
     }
     if (finished) {
       output.finish();
@@ -142,7 +146,14 @@ function failBeforeOutput(options: SseRelayOptions, headers: EarlySseHeaders, er
  */
 export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   const collector = new TurnOutputCollector();
-  for await (const event of options.events) collector.add(event);
+  const { events, keep } = options;
+  try {
+    for (let next = await events.next(); next.done !== true; next = await events.next()) if (keep(next.value)) collector.add(next.value);
+  } catch (error) {
+    // As `for await` would: a failure while collecting stops the turn (R8.4).
+    await events.return?.();
+    throw error;
+  }
   if (options.response.destroyed) return;
   options.onFirstByte();
   const error = collector.output.error;
