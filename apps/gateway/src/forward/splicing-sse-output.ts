@@ -5,7 +5,7 @@ import type { UpstreamByteTap } from './tap-upstream-bytes.js';
 
 export interface SplicingSseOutputOptions {
   protocol: Protocol;
-  /** Chat only: the client did not ask for usage, so usage-only chunks are left out (see observeTurnEvents). */
+  /** Chat only: the client did not ask for usage, so usage-only chunks are left out (see createEventFilter). */
   dropChatUsage: boolean;
 }
 
