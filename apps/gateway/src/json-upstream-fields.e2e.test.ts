@@ -154,6 +154,7 @@ describe('R8.6 + R4: a recovered turn’s JSON is segment 2’s object with the 
         messageStart('msg_seg2', { container: { id: 'container_2', expires_at: '2026-12-03T00:00:00Z' } }, { input_tokens: 45, output_tokens: 1, service_tier: 'standard' }),
         { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
         { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Final answer.' } },
+        { type: 'content_block_delta', index: 0, delta: { type: 'citations_delta', citation: { type: 'char_location', cited_text: 'answer', document_index: 0, start_char_index: 0, end_char_index: 6 } } },
         { type: 'content_block_stop', index: 0 },
         { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 9 } },
         { type: 'message_stop' },
@@ -164,7 +165,8 @@ describe('R8.6 + R4: a recovered turn’s JSON is segment 2’s object with the 
     expect(scripted.bodies).toHaveLength(2);
     expect(json).toMatchObject({ id: 'msg_seg2', type: 'message', model: 'claude-x-2026', stop_reason: 'end_turn', stop_sequence: null, container: { id: 'container_2' } });
     const content = json.content as Json[];
-    expect(content.at(-1)).toEqual({ type: 'text', text: 'Final answer.' });
+    // Segment 2's citations stay on its text block.
+    expect(content.at(-1)).toEqual({ type: 'text', text: 'Final answer.', citations: [{ type: 'char_location', cited_text: 'answer', document_index: 0, start_char_index: 0, end_char_index: 6 }] });
     expect(content.filter((block) => block.type === 'text')).toHaveLength(1);
     // The turn's usage (R5): both segments' counts, not segment 2's alone.
     expect(json.usage).toMatchObject({ input_tokens: 65, output_tokens: 10 });

@@ -33,8 +33,24 @@ export class MessagesMessageCapture extends SseRecordCapture {
     const body = this.#body;
     if (body === undefined || !body.started) return rendered;
     const message = body.finalize();
-    return recovered ? { ...message, content: rendered.content, usage: rendered.usage } : message;
+    if (!recovered) return message;
+    return { ...message, content: withSegmentTwoTextFields(rendered.content, message.content), usage: rendered.usage };
   }
+}
+
+/**
+ * After a recovery every text block is segment 2's (R4.1: a segment with text is never recovered),
+ * so the rendered text blocks take the extra fields (citations) of segment 2's own text blocks, in
+ * order, when the counts agree. Segment 2's server tool blocks stay out: the rendered content is
+ * what the turn handed over (R4.5 keeps its tool calls from the host).
+ */
+function withSegmentTwoTextFields(rendered: unknown, upstream: unknown): unknown {
+  if (!Array.isArray(rendered) || !Array.isArray(upstream)) return rendered;
+  const upstreamTexts = upstream.filter((block): block is Json => isRecord(block) && block.type === 'text');
+  const renderedTexts = rendered.filter((block): block is Json => isRecord(block) && block.type === 'text');
+  if (upstreamTexts.length !== renderedTexts.length) return rendered;
+  let next = 0;
+  return rendered.map((block: unknown) => (isRecord(block) && block.type === 'text' ? { ...upstreamTexts[next++], ...block } : block));
 }
 
 function addEvent(body: MessagesMessageAccumulator, data: string): void {
