@@ -12,33 +12,29 @@ export function startChild(args) {
   });
 }
 
+/** A Chat completions POST of `requestBody` to the loopback `port` through `agent`. */
+function postChat(agent, port, requestBody, onResponse) {
+  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(requestBody), authorization: 'Bearer sk-bench' };
+  return httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/chat/completions', agent, headers }, onResponse);
+}
+
 /** One streamed Chat request through `agent`: ms to the first body byte and to the end. */
 export function streamOnce(agent, port, requestBody) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let firstByteAt;
-    const request = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/v1/chat/completions',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(requestBody), authorization: 'Bearer sk-bench' },
-      },
-      (response) => {
-        let bytes = 0;
-        response.on('data', (chunk) => {
-          firstByteAt ??= performance.now();
-          bytes += chunk.length;
-        });
-        response.on('end', () => {
-          if (response.statusCode !== 200 || bytes === 0) reject(new Error(`status ${response.statusCode}, ${bytes} bytes`));
-          else resolve({ ttfbMs: firstByteAt - started, totalMs: performance.now() - started });
-        });
-        response.on('error', reject);
-      },
-    );
+    const request = postChat(agent, port, requestBody, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk) => {
+        firstByteAt ??= performance.now();
+        bytes += chunk.length;
+      });
+      response.on('end', () => {
+        if (response.statusCode !== 200 || bytes === 0) reject(new Error(`status ${response.statusCode}, ${bytes} bytes`));
+        else resolve({ ttfbMs: firstByteAt - started, totalMs: performance.now() - started });
+      });
+      response.on('error', reject);
+    });
     request.on('error', reject);
     request.end(requestBody);
   });
@@ -82,33 +78,23 @@ export function streamTimings(agent, port, requestBody) {
     let firstByteAt;
     let firstContentAt;
     let seen = '';
-    const request = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: '/v1/chat/completions',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(requestBody), authorization: 'Bearer sk-bench' },
-      },
-      (response) => {
-        const headersAt = performance.now();
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => {
-          const now = performance.now();
-          firstByteAt ??= now;
-          if (firstContentAt === undefined) {
-            seen += chunk;
-            if (seen.includes(CONTENT_DELTA)) firstContentAt = now;
-          }
-        });
-        response.on('end', () => {
-          if (response.statusCode !== 200 || firstContentAt === undefined) reject(new Error(`status ${response.statusCode}, no content delta`));
-          else resolve({ headersMs: headersAt - started, firstByteMs: firstByteAt - started, firstContentMs: firstContentAt - started, totalMs: performance.now() - started });
-        });
-        response.on('error', reject);
-      },
-    );
+    const request = postChat(agent, port, requestBody, (response) => {
+      const headersAt = performance.now();
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        const now = performance.now();
+        firstByteAt ??= now;
+        if (firstContentAt === undefined) {
+          seen += chunk;
+          if (seen.includes(CONTENT_DELTA)) firstContentAt = now;
+        }
+      });
+      response.on('end', () => {
+        if (response.statusCode !== 200 || firstContentAt === undefined) reject(new Error(`status ${response.statusCode}, no content delta`));
+        else resolve({ headersMs: headersAt - started, firstByteMs: firstByteAt - started, firstContentMs: firstContentAt - started, totalMs: performance.now() - started });
+      });
+      response.on('error', reject);
+    });
     request.on('error', reject);
     request.end(requestBody);
   });
