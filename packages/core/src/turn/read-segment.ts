@@ -46,9 +46,9 @@ const ignore = (): undefined => undefined;
  *
  * Aborts (R1.6) are one subscription per segment, not a race per await: the
  * stop settles the segment's promise at once — while it waits for the next
- * chunk or for the host to take an event — and the pull loop, when its
- * pending await comes back, sees the flag and leaves without touching the
- * facts again (issue 19).
+ * chunk or for the host to take an event — and the reader, when the read or
+ * the host's pull comes back, sees the flag and leaves without touching the
+ * facts again (issue 19, decisions 0270 and 0271).
  */
 export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
   return new Promise<SegmentFacts>((resolve, reject) => {
@@ -78,8 +78,8 @@ class SegmentReader implements HandOverListener {
    * so their hidden classes — and the optimised per-event code built on them —
    * survive a full GC between turns. Without it every turn after a major GC
    * re-optimised `take`/`resume` and was deoptimised again ("code
-   * dependencies", `--trace-deopt`), about 4× the steady-state cost (issue 19;
-   * the decoders do the same, decision 0202).
+   * dependencies", `--trace-deopt`): about twice the steady-state cost of a
+   * 20 000-chunk turn (issue 19, decision 0271; the decoders do the same, 0202).
    */
   static readonly shapeAnchor = new SegmentReader(ANCHOR_OPTIONS, ignore, ignore);
   private readonly facts = createFacts();
