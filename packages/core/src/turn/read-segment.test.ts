@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
-import { EventChannel } from './event-channel.js';
+import { ConsumerStoppedError, EventChannel, type HandOverListener } from './event-channel.js';
 import { AbortRace } from './race-abort.js';
 import { readSegment, type ReadSegmentOptions } from './read-segment.js';
 import { TurnState } from './turn-state.js';
@@ -92,5 +92,55 @@ describe('readSegment aborts (R1.6: at once, one subscription per segment)', () 
     const wire = scriptedEvents();
     await expect(readSegment(options(state, wire.events, async () => undefined))).resolves.toMatchObject({ end: 'aborted' });
     expect(wire.nextCalls()).toBe(0);
+  });
+});
+
+describe('readSegment hands events over synchronously, never ahead of the host (issue 19, decision 0271)', () => {
+  /** A decoder whose first read yields a whole batch; `takeBuffered` serves the rest of it as core's decodeSseStream does. */
+  function batchedEvents(batch: DecodedStreamEvent[]) {
+    let reads = 0;
+    let taken = 0;
+    const iterator = {
+      next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
+        reads += 1;
+        return reads === 1 ? { done: false, value: batch[taken++]! } : { done: true, value: undefined };
+      },
+      takeBuffered: (): DecodedStreamEvent | undefined => (reads === 1 && taken < batch.length ? batch[taken++] : undefined),
+    };
+    return { events: { [Symbol.asyncIterator]: () => iterator }, reads: () => reads, taken: () => taken };
+  }
+
+  it('the next buffered event goes out inside the host’s pull, and nothing more is taken until the host pulls again', async () => {
+    const state = newState();
+    const wire = batchedEvents([
+      { type: 'text-delta', id: 't', delta: 'a' },
+      { type: 'text-delta', id: 't', delta: 'b' },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } },
+      { type: 'stream-end', terminalFrameSeen: true },
+    ]);
+    const handed: Array<{ event: TurnEvent; listener: HandOverListener }> = [];
+    const facts = readSegment({ ...options(state, wire.events, async () => undefined), channel: { handOver: (event, listener) => void handed.push({ event, listener }) } });
+    await vi.waitFor(() => expect(handed).toHaveLength(1));
+    // The host holds 'a': 'b' is still in the decoder's batch, not read into the facts.
+    expect(wire.taken()).toBe(1);
+    handed[0]!.listener.resume();
+    // Inside that pull: 'b' handed over synchronously, from the batch, with no second read.
+    expect(handed.map(({ event }) => (event as { delta: string }).delta)).toEqual(['a', 'b']);
+    expect(wire.taken()).toBe(2);
+    expect(wire.reads()).toBe(1);
+    handed[1]!.listener.resume();
+    await expect(facts).resolves.toMatchObject({ end: 'terminal', outputConsumed: true, finishReason: { unified: 'stop' } });
+    expect(wire.reads()).toBe(1);
+  });
+
+  it('a host that stops instead of pulling again ends the segment as aborted', async () => {
+    const state = newState();
+    const wire = batchedEvents([{ type: 'text-delta', id: 't', delta: 'a' }, { type: 'text-delta', id: 't', delta: 'b' }]);
+    let held: HandOverListener | undefined;
+    const facts = readSegment({ ...options(state, wire.events, async () => undefined), channel: { handOver: (_event, listener) => void (held = listener) } });
+    await vi.waitFor(() => expect(held).toBeDefined());
+    held!.stop(new ConsumerStoppedError());
+    await expect(facts).resolves.toMatchObject({ end: 'aborted', outputConsumed: false });
+    expect(wire.taken()).toBe(1);
   });
 });
