@@ -3,8 +3,8 @@ import { convertUsageToMessages, mapFinishReasonToMessages } from '@turnguard/ad
 import { convertToResponsesUsage } from '@turnguard/adapter-responses';
 import type { Protocol } from '@turnguard/core';
 import type { OutputBlock, TurnOutput } from './collect-turn-output.js';
+import type { Json } from './json-record.js';
 
-type Json = Record<string, unknown>;
 
 /** A successful turn as the protocol's non-streaming JSON body (the shape the official SDKs return). */
 export function renderJsonBody(protocol: Protocol, output: TurnOutput, requestModel: string | undefined): Json {

@@ -1,7 +1,7 @@
 import { ChatCompletionAccumulator, type ChatAccumulatorFlaws } from '../assemble/accumulate-chat-completion.js';
 import { SseRecordCapture } from './sse-record-capture.js';
 import type { SseRecordHandler } from './sse-record-reader.js';
-import { isRecord, type Json } from '../assemble/json-record.js';
+import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 /**
  * Chat JSON as openai-node's `finalChatCompletion()` builds it from the same
@@ -48,15 +48,9 @@ export class ChatCompletionCapture extends SseRecordCapture {
 }
 
 function addChunk(body: ChatCompletionAccumulator, text: string): void {
-  let chunk: unknown;
-  try {
-    chunk = JSON.parse(text);
-  } catch {
-    // Not JSON: the decoder reports it (or drops a cut last record); nothing to keep.
-    return;
-  }
+  const chunk = parseJsonRecord(text);
   // An in-stream error ends the turn as an error (openai-node: any payload with a truthy `error`).
-  if (isRecord(chunk) && !chunk.error) body.add(chunk);
+  if (chunk !== undefined && !chunk.error) body.add(chunk);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { MessagesMessageAccumulator } from '../assemble/accumulate-messages-message.js';
 import { SseRecordCapture } from './sse-record-capture.js';
 import type { SseRecordHandler } from './sse-record-reader.js';
-import { isRecord, type Json } from '../assemble/json-record.js';
+import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 /**
  * Messages JSON as @anthropic-ai/sdk's `finalMessage()` builds it from the
@@ -54,12 +54,6 @@ function withSegmentTwoTextFields(rendered: unknown, upstream: unknown): unknown
 }
 
 function addEvent(body: MessagesMessageAccumulator, data: string): void {
-  let event: unknown;
-  try {
-    event = JSON.parse(data);
-  } catch {
-    // Not JSON: the decoder reports it; nothing to keep.
-    return;
-  }
-  if (isRecord(event)) body.add(event);
+  const event = parseJsonRecord(data);
+  if (event !== undefined) body.add(event);
 }

@@ -1,7 +1,6 @@
 import { SseRecordCapture } from './sse-record-capture.js';
 import type { SseRecordHandler } from './sse-record-reader.js';
-
-type Json = Record<string, unknown>;
+import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
 
@@ -44,13 +43,9 @@ export class TerminalResponseCapture extends SseRecordCapture {
   #readRecord(at: number, data: string): void {
     // Only a terminal record is parsed: the deltas are the bulk of the stream.
     if (!data.includes('"response.')) return;
-    try {
-      const parsed = JSON.parse(data) as { type?: unknown; response?: unknown };
-      if (typeof parsed.type === 'string' && TERMINAL_TYPES.has(parsed.type) && typeof parsed.response === 'object' && parsed.response !== null) {
-        this.perBody[at] = parsed.response as Json;
-      }
-    } catch {
-      // Not JSON: the decoder reports a bad record; the rendered body is used instead.
-    }
+    // Not JSON: the decoder reports a bad record; the rendered body is used instead.
+    const parsed = parseJsonRecord(data);
+    if (parsed === undefined || typeof parsed.type !== 'string' || !TERMINAL_TYPES.has(parsed.type) || !isRecord(parsed.response)) return;
+    this.perBody[at] = parsed.response;
   }
 }

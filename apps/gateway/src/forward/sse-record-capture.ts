@@ -1,7 +1,7 @@
 import { SseRecordReader, type SseRecordHandler } from './sse-record-reader.js';
 import type { UpstreamObjectCapture } from './upstream-object-capture.js';
+import type { Json } from '../assemble/json-record.js';
 
-type Json = Record<string, unknown>;
 
 /**
  * The byte-tap half of every UpstreamObjectCapture: each successful upstream

@@ -3,8 +3,8 @@ import { ChatCompletionCapture } from './capture-chat-completion.js';
 import { MessagesMessageCapture } from './capture-messages-message.js';
 import { TerminalResponseCapture } from './capture-terminal-response.js';
 import type { UpstreamByteTap } from './tap-upstream-bytes.js';
+import type { Json } from '../assemble/json-record.js';
 
-type Json = Record<string, unknown>;
 
 /**
  * A non-streaming request still streams upstream (so R4 recovery works);

@@ -59,11 +59,7 @@ export class EventChannel {
 
   /** Queue an event and wait until the host consumed it. Rejects with ConsumerStoppedError. */
   deliver(event: TurnEvent): Promise<void> {
-    if (this.stopped) return Promise.reject(new ConsumerStoppedError());
-    if (this.closed) throw new Error('deliver() after close()');
-    return new Promise<void>((resolve, reject) => {
-      this.push(event, { resume: resolve, stop: reject });
-    });
+    return new Promise<void>((resolve, reject) => this.handOver(event, { resume: resolve, stop: reject }));
   }
 
   /**

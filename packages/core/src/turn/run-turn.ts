@@ -4,7 +4,7 @@ import { withTargetSecrets } from '../retry/debug-dump.js';
 import { createTurnRun, type TurnDriver } from './create-turn-run.js';
 import type { EventChannel } from './event-channel.js';
 import { executeTurn } from './execute-turn.js';
-import { resolveStreamRecoveryConfig, type StreamRecoveryOptions } from './recovery-config.js';
+import { resolveStreamRecoveryConfig, type StreamRecoveryConfig, type StreamRecoveryOptions } from './recovery-config.js';
 import type { FetchFunction } from './send-segment-request.js';
 import type { StatsSink } from './stats-sink.js';
 import { TurnState } from './turn-state.js';
@@ -90,7 +90,7 @@ class RunTurnDriver<Native extends object> implements TurnDriver {
 
   constructor(
     private readonly options: RunTurnOptions<Native>,
-    private readonly recovery: ReturnType<typeof resolveStreamRecoveryConfig>,
+    private readonly recovery: StreamRecoveryConfig,
   ) {}
 
   execute(channel: EventChannel): Promise<TurnResult> {
