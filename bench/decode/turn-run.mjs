@@ -5,6 +5,7 @@
 //
 //   node bench/decode/turn-run.mjs [--sizes 20000,200000] [--processes 4] [--reps 5] [--warmup 1]
 //     [--baseline-ref main] [--protocols chat,messages,responses] [--sdk-large messages] [--no-gc]
+//     [--node-args "--retain-maps-for-n-gc=1000"]
 //
 // 1. bundles core + the adapters from the working tree and from --baseline-ref (tsup, no dist);
 // 2. starts bench/decode/wire-server.mjs (its own process; needs packages/testkit/dist,
@@ -38,6 +39,9 @@ const { values } = parseArgs({
     'sdk-large': { type: 'string', default: 'messages' },
     // No full GC before each timed run (see turn-worker.mjs): steady state.
     'no-gc': { type: 'boolean', default: false },
+    // V8 flags for the worker processes, to test a cause (e.g. hidden classes dying in the full GCs
+    // between runs: --retain-maps-for-n-gc=1000 keeps them; bench/README.md, session 8).
+    'node-args': { type: 'string', default: '' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -57,7 +61,7 @@ const origin = `http://127.0.0.1:${message.port}`;
 const execNode = promisify(execFile);
 
 async function runCell(protocol, records) {
-  const args = ['--expose-gc', join(HERE, 'turn-worker.mjs'), '--protocol', protocol, '--origin', origin, '--records', String(records), '--libs', JSON.stringify(libs), '--reps', values.reps, '--warmup', values.warmup];
+  const args = ['--expose-gc', ...values['node-args'].split(' ').filter(Boolean), join(HERE, 'turn-worker.mjs'), '--protocol', protocol, '--origin', origin, '--records', String(records), '--libs', JSON.stringify(libs), '--reps', values.reps, '--warmup', values.warmup];
   if (records <= WARM_EACH_MAX_RECORDS) args.push('--warm-each');
   if (values['no-gc']) args.push('--no-gc');
   if (records > WARM_EACH_MAX_RECORDS && !sdkLarge.has(protocol)) args.push('--no-sdk');

@@ -12,6 +12,9 @@
 //   [--interval 20] [--max-interval 50] [--warmup 300] [--floor]; BENCH_BASELINE_REF=<ref> adds
 //   the gateway at that ref (its own process per cell too); --floor adds the
 //   parse-and-forward floor (the gateway's transport and body reader, no runTurn).
+//   BENCH_SPACES=1 prints, per cell, the growth of new and old space and what the young
+//   generation did while the N streams ran (gc-survival.mjs: scavenges, survived and
+//   promoted bytes, new space size at each GC).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -66,13 +69,18 @@ async function measureCell(proxy, streams) {
     const idle = await ask(child, { cmd: 'read' });
     const idleSpaces = await ask(child, { cmd: 'spaces' });
     await ask(child, { cmd: 'reset' });
+    if (process.env.BENCH_SPACES === '1') await ask(child, { cmd: 'gc-survival-start' });
     const running = Promise.all(Array.from({ length: streams }, () => streamOnce(agent, info.port, body)));
     await sleep(midStreamMs);
     const busyLive = await ask(child, { cmd: 'gc' });
     await running;
     const peak = await ask(child, { cmd: 'read' });
     const busySpaces = await ask(child, { cmd: 'spaces' });
-    if (process.env.BENCH_SPACES === '1') console.error(proxy.name, streams, Object.entries(busySpaces).map(([space, size]) => `${space} ${((size - idleSpaces[space]) / MiB).toFixed(1)}`).join(', '));
+    if (process.env.BENCH_SPACES === '1') {
+      const { survival } = await ask(child, { cmd: 'gc-survival-stop' });
+      const growth = Object.entries(busySpaces).filter(([space]) => space === 'new_space' || space === 'old_space');
+      console.error(`${proxy.name} ${streams}: ${growth.map(([space, size]) => `${space} +${((size - idleSpaces[space]) / MiB).toFixed(1)}`).join(', ')} MiB; ${survival.scavenges} scavenges, ${survival.fullGcs} full GCs, survived ${survival.survivedMiB.toFixed(1)} + promoted ${survival.promotedMiB.toFixed(1)} MiB, new space ${survival.newSpaceMiB.join(' → ')} MiB`);
+    }
     return {
       idleRss: idle.rss.median,
       idleHeap: idle.heapUsed.median,

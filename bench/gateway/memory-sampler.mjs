@@ -7,9 +7,11 @@
 // {cmd:'snapshot', file} writes a heap snapshot (heap-census.mjs); {cmd:'spaces'}
 // answers each V8 heap space's committed size; {cmd:'alloc-start'} and
 // {cmd:'alloc-stop'} sample every allocation in between, garbage included
-// (alloc-census.mjs).
+// (alloc-census.mjs); {cmd:'gc-survival-start'} and {cmd:'gc-survival-stop'}
+// answer what the young generation did in between (gc-survival.mjs).
 import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { startGcSurvival, stopGcSurvival } from './gc-survival.mjs';
 
 const SAMPLE_MS = 10;
 
@@ -31,6 +33,11 @@ export function startMemorySampler() {
     } else if (message?.cmd === 'snapshot') {
       // heap-census.mjs: V8 runs a full GC before it writes a snapshot.
       process.send({ file: writeHeapSnapshot(message.file) });
+    } else if (message?.cmd === 'gc-survival-start') {
+      startGcSurvival();
+      process.send({ started: true });
+    } else if (message?.cmd === 'gc-survival-stop') {
+      process.send({ survival: stopGcSurvival() });
     } else if (message?.cmd === 'spaces') {
       process.send(Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])));
     } else if (message?.cmd === 'alloc-start' || message?.cmd === 'alloc-stop') {
