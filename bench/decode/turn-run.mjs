@@ -5,7 +5,7 @@
 //
 //   node bench/decode/turn-run.mjs [--sizes 20000,200000] [--processes 4] [--reps 5] [--warmup 1]
 //     [--baseline-ref main] [--protocols chat,messages,responses] [--sdk-large messages] [--no-gc]
-//     [--node-args "--retain-maps-for-n-gc=1000"]
+//     [--node-args=--retain-maps-for-n-gc=1000]   (with "=": parseArgs reads a value starting with "--" as an option)
 //
 // 1. bundles core + the adapters from the working tree and from --baseline-ref (tsup, no dist);
 // 2. starts bench/decode/wire-server.mjs (its own process; needs packages/testkit/dist,
