@@ -1,4 +1,4 @@
-import { decodeSseStream, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream } from '@turnguard/core';
+import { decodeSseStream, holdShapes, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
 import { readTypedContentPart } from './chat-content-parts.js';
@@ -35,6 +35,12 @@ type BlockKind = 'text' | 'reasoning';
  * `finish` return fresh arrays for callers that want one.
  */
 export class ChatChunkDecoder {
+  /**
+   * One sample of each per-stream literal the per-chunk path reads (the open
+   * block, the learned delta), so their hidden classes outlive the full GCs
+   * between streams (decision 0282).
+   */
+  static readonly #heldShapes = holdShapes([{ kind: 'text', id: '' }, { template: undefined, kind: 'text' }]);
   private readonly toolCalls = new ChatToolCallAssembler();
   private openBlock: { kind: BlockKind; id: string } | undefined;
   private blockCount = 0;

@@ -1,6 +1,7 @@
 import type { ByteStream, ByteStreamReader } from './byte-stream.js';
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
+import { holdShapes, NEUTRAL_EVENT_SHAPES } from './held-shapes.js';
 
 /** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
 export interface SseRecord {
@@ -65,6 +66,8 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     decoder: { pushRecordEvents: noop, pushEndEvents: noop },
     lastRecord: 'drop',
   });
+  /** The events' hidden classes, kept like this class's own (decision 0282). */
+  static readonly #heldEventShapes = holdShapes(NEUTRAL_EVENT_SHAPES);
   readonly #body: ByteStream;
   readonly #options: DecodeSseStreamOptions<Event>;
   readonly #events: Event[] = [];

@@ -29,24 +29,6 @@ export function createTurnRun(driver: TurnDriver): TurnRun {
 }
 
 /**
- * What the host holds. Its `[Symbol.asyncIterator]` is a method, not a
- * closure per turn: the host's `for await` calls it, and an optimised host
- * loop that had inlined one turn's closure was thrown away (and its loop
- * re-optimised) after every major GC (issue 19).
- */
-class TurnRunHandle implements TurnRun {
-  readonly result: Promise<TurnResult>;
-
-  constructor(private readonly engine: TurnEngine) {
-    this.result = new LazyResultPromise<TurnResult>(engine.settled, engine);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
-    return this.engine.acquire();
-  }
-}
-
-/**
  * One turn's engine and the host's iterator over it: a class, not closures
  * made per turn, so the per-event `next()` is one optimised function for
  * every turn. Closures made per turn were re-optimised on every turn after a
@@ -123,5 +105,25 @@ class TurnEngine implements AsyncIterableIterator<TurnEvent>, RunStarter, Channe
       return result;
     });
     return this.#engine;
+  }
+}
+
+/**
+ * What the host holds. Its `[Symbol.asyncIterator]` is a method, not a
+ * closure per turn: the host's `for await` calls it, and an optimised host
+ * loop that had inlined one turn's closure was thrown away (and its loop
+ * re-optimised) after every major GC (issue 19).
+ */
+class TurnRunHandle implements TurnRun {
+  /** Keeps this class's hidden class alive for the host's loop (`run.result` deoptimised per turn without it; decision 0282). */
+  static readonly shapeAnchor = new TurnRunHandle(TurnEngine.shapeAnchor);
+  readonly result: Promise<TurnResult>;
+
+  constructor(private readonly engine: TurnEngine) {
+    this.result = new LazyResultPromise<TurnResult>(engine.settled, engine);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+    return this.engine.acquire();
   }
 }

@@ -2,6 +2,7 @@ import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import { aggregateUsage } from '../usage/index.js';
+import { holdShapes } from '../sse/held-shapes.js';
 import type { RecoverySkipReason } from './decide-recovery.js';
 import { pickKnownUsage } from './build-segment-record.js';
 import type { TurnOutcome } from './stats-sink.js';
@@ -22,6 +23,24 @@ export interface FinishTurnContext {
   turnStartedAt: number;
   now: () => number;
 }
+
+/**
+ * A result of the shape `finishTurn` returns (same keys, same order, value
+ * kinds alike), held so the host's code that reads `run.result` is not
+ * deoptimised after each turn's full GCs (decision 0282).
+ */
+const HELD_RESULT_SHAPE = {
+  outcome: 'ok',
+  error: undefined,
+  finishReason: undefined,
+  usage: undefined,
+  segments: [],
+  recovery: undefined,
+  recoverySkipped: undefined,
+  warnings: Object.freeze([]),
+  durationMs: 0.5,
+};
+holdShapes([HELD_RESULT_SHAPE]);
 
 /**
  * Ends the logical turn: one aggregated usage event with known counts only

@@ -70,6 +70,12 @@ interface BufferedEvents {
 /** Options of the idle reader that keeps SegmentReader's shape alive (see `shapeAnchor`). */
 const ANCHOR_OPTIONS = {
   events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true as const, value: undefined }) }) },
+  race: { watch: ignore },
+  channel: { handOver: ignore },
+  notices: { addWarning: ignore, noteMetadata: ignore },
+  now: Date.now,
+  forwardToolCalls: false,
+  blockIdPrefix: '',
 } as unknown as ReadSegmentOptions;
 
 class SegmentReader implements HandOverListener {
@@ -84,6 +90,16 @@ class SegmentReader implements HandOverListener {
   static readonly shapeAnchor = new SegmentReader(ANCHOR_OPTIONS, ignore, ignore);
   private readonly facts = createFacts();
   private readonly iterator: AsyncIterator<DecodedStreamEvent> & BufferedEvents;
+  // The options' fields, copied: the per-event methods read only this class's
+  // fields. The options object is a per-segment literal whose hidden class
+  // dies with the turn; optimised code that loaded fields through it was
+  // deoptimised after every full GC between turns ("weak objects", issue 19).
+  private readonly race: AbortRace;
+  private readonly channel: Pick<EventChannel, 'handOver'>;
+  private readonly notices: SegmentNotices;
+  private readonly now: () => number;
+  private readonly forwardToolCalls: boolean;
+  private readonly blockIdPrefix: string;
   /** The segment's promise is settled: nothing may change `facts` any more. */
   private settled = false;
   // An attempt that fails before any content is retried (R1.1) and must leave
@@ -100,15 +116,21 @@ class SegmentReader implements HandOverListener {
   private completeWhenSent = false;
 
   constructor(
-    private readonly options: ReadSegmentOptions,
+    options: ReadSegmentOptions,
     private readonly resolve: (facts: SegmentFacts) => void,
     private readonly reject: (error: unknown) => void,
   ) {
     this.iterator = options.events[Symbol.asyncIterator]();
+    this.race = options.race;
+    this.channel = options.channel;
+    this.notices = options.notices;
+    this.now = options.now;
+    this.forwardToolCalls = options.forwardToolCalls;
+    this.blockIdPrefix = options.blockIdPrefix;
   }
 
   start(): void {
-    this.options.race.watch(() => this.end('aborted'));
+    this.race.watch(() => this.end('aborted'));
     this.drive();
   }
 
@@ -161,7 +183,7 @@ class SegmentReader implements HandOverListener {
 
   private handOver(event: TurnEvent, content: boolean): void {
     this.handedContent = content;
-    this.options.channel.handOver(withBlockPrefix(event, this.options.blockIdPrefix), this);
+    this.channel.handOver(withBlockPrefix(event, this.blockIdPrefix), this);
   }
 
   /** The host took the handed event and pulled again. */
@@ -223,11 +245,11 @@ class SegmentReader implements HandOverListener {
         this.end('stream-error');
         return true;
       case 'warning':
-        this.options.notices.addWarning(event.message);
+        this.notices.addWarning(event.message);
         return false;
       case 'response-metadata':
         facts.responseId ??= event.responseId;
-        if (facts.outputConsumed) this.options.notices.noteMetadata(event);
+        if (facts.outputConsumed) this.notices.noteMetadata(event);
         else this.heldMetadata ??= event;
         return false;
       case 'retry':
@@ -244,7 +266,7 @@ class SegmentReader implements HandOverListener {
   private takeOutput(event: Exclude<TurnEvent, { type: NonOutputType }>): boolean {
     const content = this.noteOutputEvent(event);
     if (content === undefined) return false;
-    if (!this.options.forwardToolCalls && isToolCallEvent(event)) return false;
+    if (!this.forwardToolCalls && isToolCallEvent(event)) return false;
     if (!this.facts.outputConsumed) {
       if (!content) {
         this.heldEvents.push(event);
@@ -269,7 +291,7 @@ class SegmentReader implements HandOverListener {
    */
   private onReadFailure(error: unknown): void {
     const { facts } = this;
-    if (this.options.race.aborted) return this.end('aborted');
+    if (this.race.aborted) return this.end('aborted');
     if (facts.finishReason !== undefined) {
       this.completeAfterHeld();
       this.drive();
@@ -289,7 +311,7 @@ class SegmentReader implements HandOverListener {
 
   /** Shows the held response metadata and queues the held block starts to go first; true when there were any. */
   private releaseHeld(): boolean {
-    if (this.heldMetadata !== undefined) this.options.notices.noteMetadata(this.heldMetadata);
+    if (this.heldMetadata !== undefined) this.notices.noteMetadata(this.heldMetadata);
     this.heldMetadata = undefined;
     if (this.heldEvents.length === 0) return false;
     this.released = this.heldEvents;
@@ -331,7 +353,7 @@ class SegmentReader implements HandOverListener {
     }
     const content = isContent(event);
     if (content) {
-      const at = this.options.now();
+      const at = this.now();
       facts.firstOutputAt ??= at;
       facts.lastOutputAt = at;
     }
