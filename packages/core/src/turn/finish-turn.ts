@@ -29,7 +29,7 @@ export interface FinishTurnContext {
  * kinds alike), held so the host's code that reads `run.result` is not
  * deoptimised after each turn's full GCs (decision 0282).
  */
-const HELD_RESULT_SHAPE = {
+holdShapes([{
   outcome: 'ok',
   error: undefined,
   finishReason: undefined,
@@ -39,8 +39,7 @@ const HELD_RESULT_SHAPE = {
   recoverySkipped: undefined,
   warnings: Object.freeze([]),
   durationMs: 0.5,
-};
-holdShapes([HELD_RESULT_SHAPE]);
+}]);
 
 /**
  * Ends the logical turn: one aggregated usage event with known counts only
