@@ -1,7 +1,7 @@
 import type { ByteStream, ByteStreamReader } from './byte-stream.js';
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
-import { holdShapes, NEUTRAL_EVENT_SHAPES } from './held-shapes.js';
+import { holdShapes, NEUTRAL_EVENT_SHAPES } from '../internal/held-shapes.js';
 
 /** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
 export interface SseRecord {

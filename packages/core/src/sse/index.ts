@@ -3,4 +3,4 @@ export { SseFramer, type SseRecordSink } from './sse-framer.js';
 export { RecordTemplate, type LearnRecordTemplateOptions } from './record-template.js';
 export { TemplateLearningBudget } from './template-learning-budget.js';
 export type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-stream.js';
-export { heldShapes, holdShapes } from './held-shapes.js';
+export { heldShapes, holdShapes } from '../internal/held-shapes.js';

@@ -2,7 +2,7 @@ import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import { aggregateUsage } from '../usage/index.js';
-import { holdShapes } from '../sse/held-shapes.js';
+import { holdShapes } from '../internal/held-shapes.js';
 import type { RecoverySkipReason } from './decide-recovery.js';
 import { pickKnownUsage } from './build-segment-record.js';
 import type { TurnOutcome } from './stats-sink.js';
