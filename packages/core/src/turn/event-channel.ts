@@ -40,6 +40,14 @@ const NOBODY: HandOverListener = { resume: () => undefined, stop: () => undefine
 export class EventChannel {
   /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
   static readonly shapeAnchor = new EventChannel({ lastStep: () => Promise.resolve({ done: true, value: undefined }) });
+  /**
+   * The next event to hand over and its listener when it is the only one
+   * queued — the per-event case: the reader hands one event over at a time.
+   * Two fields, not a push and a shift on two arrays per event (issue 19).
+   */
+  private nextEvent: TurnEvent | undefined;
+  private nextListener: HandOverListener = NOBODY;
+  /** Events queued behind `nextEvent` (a notice posted while one waits), with their listeners. */
   private readonly events: TurnEvent[] = [];
   private readonly listeners: HandOverListener[] = [];
   private waiter: ((step: TurnStep | Promise<TurnStep>) => void) | undefined;
@@ -96,6 +104,13 @@ export class EventChannel {
       this.taken = undefined;
       taken.resume();
     }
+    const next = this.nextEvent;
+    if (next !== undefined) {
+      this.taken = this.nextListener;
+      this.nextEvent = undefined;
+      this.nextListener = NOBODY;
+      return Promise.resolve({ done: false, value: next });
+    }
     if (this.events.length > 0) {
       this.taken = this.listeners.shift();
       return Promise.resolve({ done: false, value: this.events.shift()! });
@@ -117,7 +132,10 @@ export class EventChannel {
   /** The host stopped: every pending and future delivery rejects; a pending pull ends with the last step. */
   stopConsumer(): void {
     this.stopped = true;
-    const pending = this.listeners.splice(0);
+    const pending = this.nextEvent === undefined ? [] : [this.nextListener];
+    pending.push(...this.listeners.splice(0));
+    this.nextEvent = undefined;
+    this.nextListener = NOBODY;
     this.events.length = 0;
     if (this.taken !== undefined) pending.push(this.taken);
     this.taken = undefined;
@@ -128,8 +146,14 @@ export class EventChannel {
   private push(event: TurnEvent, listener: HandOverListener): void {
     const waiter = this.waiter;
     if (waiter === undefined) {
-      this.events.push(event);
-      this.listeners.push(listener);
+      // Behind `nextEvent` or the queue, never ahead of them: the host gets events in order.
+      if (this.nextEvent === undefined && this.events.length === 0) {
+        this.nextEvent = event;
+        this.nextListener = listener;
+      } else {
+        this.events.push(event);
+        this.listeners.push(listener);
+      }
       return;
     }
     this.waiter = undefined;

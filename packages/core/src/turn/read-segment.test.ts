@@ -38,6 +38,20 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
 
 const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () => never() }), undefined);
 
+/** A decoder whose first read yields a whole batch; `takeBuffered` serves the rest of it as core's decodeSseStream does. */
+function batchedEvents(batch: DecodedStreamEvent[]) {
+  let reads = 0;
+  let taken = 0;
+  const iterator = {
+    next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
+      reads += 1;
+      return reads === 1 ? { done: false, value: batch[taken++]! } : { done: true, value: undefined };
+    },
+    takeBuffered: (): DecodedStreamEvent | undefined => (reads === 1 && taken < batch.length ? batch[taken++] : undefined),
+  };
+  return { events: { [Symbol.asyncIterator]: () => iterator }, reads: () => reads, taken: () => taken };
+}
+
 describe('readSegment aborts (R1.6: at once, one subscription per segment)', () => {
   it('ends at once on an abort while the next chunk is awaited, and closes the decoder', async () => {
     const state = newState();
@@ -96,20 +110,6 @@ describe('readSegment aborts (R1.6: at once, one subscription per segment)', () 
 });
 
 describe('readSegment hands events over synchronously, never ahead of the host (issue 19, decision 0271)', () => {
-  /** A decoder whose first read yields a whole batch; `takeBuffered` serves the rest of it as core's decodeSseStream does. */
-  function batchedEvents(batch: DecodedStreamEvent[]) {
-    let reads = 0;
-    let taken = 0;
-    const iterator = {
-      next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
-        reads += 1;
-        return reads === 1 ? { done: false, value: batch[taken++]! } : { done: true, value: undefined };
-      },
-      takeBuffered: (): DecodedStreamEvent | undefined => (reads === 1 && taken < batch.length ? batch[taken++] : undefined),
-    };
-    return { events: { [Symbol.asyncIterator]: () => iterator }, reads: () => reads, taken: () => taken };
-  }
-
   it('the next buffered event goes out inside the host’s pull, and nothing more is taken until the host pulls again', async () => {
     const state = newState();
     const wire = batchedEvents([
@@ -142,5 +142,84 @@ describe('readSegment hands events over synchronously, never ahead of the host (
     held!.stop(new ConsumerStoppedError());
     await expect(facts).resolves.toMatchObject({ end: 'aborted', outputConsumed: false });
     expect(wire.taken()).toBe(1);
+  });
+});
+
+describe('readSegment keeps the whole reasoning text for a recovery checkpoint (R4.3), joined in batches (issue 19)', () => {
+  const reasoning = (count: number): DecodedStreamEvent[] =>
+    Array.from({ length: count }, (_unused, index) => ({ type: 'reasoning-delta', id: 'r', delta: `step ${index}; ` }));
+  const expected = (count: number): string => Array.from({ length: count }, (_unused, index) => `step ${index}; `).join('');
+  const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
+
+  it.each([1, 63, 64, 65, 200])('%i deltas, then a terminal frame: every delta, in order', async (count) => {
+    const wire = batchedEvents([...reasoning(count), { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }]);
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent });
+    expect(facts.end).toBe('terminal');
+    expect(facts.reasoningText).toBe(expected(count));
+  });
+
+  it('a stream cut after 130 deltas (no terminal frame) keeps all 130', async () => {
+    const wire = batchedEvents([...reasoning(130), { type: 'stream-end', terminalFrameSeen: false }]);
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent });
+    expect(facts.end).toBe('eof');
+    expect(facts.reasoningText).toBe(expected(130));
+  });
+
+  it('an abort after 100 deltas keeps the 100 the host took', async () => {
+    const state = newState();
+    const wire = batchedEvents(reasoning(300));
+    let handed = 0;
+    const channel: ReadSegmentOptions['channel'] = {
+      handOver: (_event, listener) => {
+        handed += 1;
+        if (handed === 100) queueMicrotask(() => state.stop({ by: 'consumer' }));
+        else queueMicrotask(() => listener.resume());
+      },
+    };
+    const facts = await readSegment({ ...options(state, wire.events, async () => undefined), channel });
+    expect(facts.end).toBe('aborted');
+    expect(facts.reasoningText).toBe(expected(100));
+  });
+});
+
+describe('readSegment times output by wire read (R5.4: time to first output, decode window; issue 19)', () => {
+  /** A decoder that yields `batches` one wire read each, the clock reading `readAt[k]` once read k has arrived. */
+  function timedBatches(batches: DecodedStreamEvent[][], readAt: number[], clock: { at: number }) {
+    let batch = -1;
+    let index = 0;
+    const iterator = {
+      next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
+        batch += 1;
+        index = 0;
+        if (batch >= batches.length) return { done: true, value: undefined };
+        clock.at = readAt[batch]!;
+        return { done: false, value: batches[batch]![index++]! };
+      },
+      takeBuffered: (): DecodedStreamEvent | undefined => batches[batch]?.[index++],
+    };
+    return { [Symbol.asyncIterator]: () => iterator };
+  }
+  const text = (delta: string): DecodedStreamEvent => ({ type: 'text-delta', id: 't', delta });
+
+  it('first output is the read that brought the first content, last output the read that brought the last', async () => {
+    const clock = { at: 0 };
+    const now = vi.fn(() => clock.at);
+    const events = timedBatches(
+      [[{ type: 'text-start', id: 't' }], [text('a'), text('b'), text('c'), text('d')], [text('e')], [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }]],
+      [50, 100, 250, 400],
+      clock,
+    );
+    const channel: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
+    const facts = await readSegment({ ...options(newState(), events, async () => undefined), channel, now });
+    expect(facts).toMatchObject({ end: 'terminal', firstOutputAt: 100, lastOutputAt: 250 });
+    // One clock read when the segment starts and one per wire read (4), none per event (6).
+    expect(now).toHaveBeenCalledTimes(5);
+  });
+
+  it('a segment with no content has no output times', async () => {
+    const clock = { at: 0 };
+    const events = timedBatches([[{ type: 'text-start', id: 't' }, text('')], [{ type: 'stream-end', terminalFrameSeen: false }]], [10, 20], clock);
+    const facts = await readSegment({ ...options(newState(), events, async () => undefined), now: () => clock.at });
+    expect(facts).toMatchObject({ end: 'eof', firstOutputAt: undefined, lastOutputAt: undefined });
   });
 });

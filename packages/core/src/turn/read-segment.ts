@@ -67,6 +67,9 @@ interface BufferedEvents {
   takeBuffered?(): DecodedStreamEvent | undefined;
 }
 
+/** Reasoning deltas per join into the segment's reasoning text (see `reasoningParts`). */
+const REASONING_JOIN_EVERY = 64;
+
 /** Options of the idle reader that keeps SegmentReader's shape alive (see `shapeAnchor`). */
 const ANCHOR_OPTIONS = {
   events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true as const, value: undefined }) }) },
@@ -114,6 +117,25 @@ class SegmentReader implements HandOverListener {
   private handedContent = false;
   /** The terminal frame arrived: the segment ends complete once the released events went out. */
   private completeWhenSent = false;
+  /**
+   * Reasoning deltas not yet joined into `facts.reasoningText`. `+=` per delta
+   * keeps every delta string alive, plus a cons string per delta, for the
+   * whole turn: thousands of small objects that each scavenge copies and then
+   * promotes (issue 19: runTurn's scavenge cost 2–3 ms per 20k-chunk turn
+   * against its decoder's 1.3). Joined every REASONING_JOIN_EVERY deltas, a
+   * turn keeps two objects per batch instead.
+   */
+  private reasoningParts: string[] = [];
+  /**
+   * When the decoder's current batch came off the wire: the output time of
+   * every content event in it (R5.4: time to first output, decode window). One
+   * clock read per wire read, not per event: `Date.now()` costs 65–80 ns
+   * here, as much as the rest of the per-event path (issue 19, decision 0284).
+   * A double from the start, as `Date.now()` is: a Smi here would let the
+   * first real read generalise the field and give every turn's readers a
+   * hidden class the idle shapeAnchor does not share.
+   */
+  private batchReadAt = Number.NaN;
 
   constructor(
     options: ReadSegmentOptions,
@@ -130,6 +152,7 @@ class SegmentReader implements HandOverListener {
   }
 
   start(): void {
+    this.batchReadAt = this.now();
     this.race.watch(() => this.end('aborted'));
     this.drive();
   }
@@ -138,6 +161,7 @@ class SegmentReader implements HandOverListener {
   private end(how: SegmentEnd): void {
     if (this.settled) return;
     this.settled = true;
+    this.joinReasoning();
     this.facts.end = how;
     if (how !== 'eof' && how !== 'transport-error') this.closeIterator();
     this.resolve(this.facts);
@@ -165,7 +189,7 @@ class SegmentReader implements HandOverListener {
   private drive(): void {
     try {
       while (!this.settled) {
-        const held = this.released.shift();
+        const held = this.released.length === 0 ? undefined : this.released.shift();
         // Held events are block starts; the one released them is content.
         if (held !== undefined) return this.handOver(held, isContent(held));
         if (this.completeWhenSent) return this.end('terminal');
@@ -211,6 +235,7 @@ class SegmentReader implements HandOverListener {
     }
     if (this.settled) return;
     if (step.done === true) return this.end('eof');
+    this.batchReadAt = this.now();
     try {
       if (this.take(step.value)) return;
     } catch (error) {
@@ -309,6 +334,12 @@ class SegmentReader implements HandOverListener {
     return false;
   }
 
+  private joinReasoning(): void {
+    if (this.reasoningParts.length === 0) return;
+    this.facts.reasoningText += this.reasoningParts.join('');
+    this.reasoningParts.length = 0;
+  }
+
   /** Shows the held response metadata and queues the held block starts to go first; true when there were any. */
   private releaseHeld(): boolean {
     if (this.heldMetadata !== undefined) this.notices.noteMetadata(this.heldMetadata);
@@ -338,7 +369,7 @@ class SegmentReader implements HandOverListener {
         if (!facts.nonWhitespaceText && event.delta.trim() !== '') facts.nonWhitespaceText = true;
         break;
       case 'reasoning-delta':
-        facts.reasoningText += event.delta;
+        if (this.reasoningParts.push(event.delta) === REASONING_JOIN_EVERY) this.joinReasoning();
         break;
       case 'text-start':
       case 'text-end':
@@ -352,10 +383,10 @@ class SegmentReader implements HandOverListener {
       }
     }
     const content = isContent(event);
-    if (content) {
-      const at = this.now();
-      facts.firstOutputAt ??= at;
-      facts.lastOutputAt = at;
+    // Written once per batch: a double stored into these fields is a new heap number each time.
+    if (content && facts.lastOutputAt !== this.batchReadAt) {
+      facts.firstOutputAt ??= this.batchReadAt;
+      facts.lastOutputAt = this.batchReadAt;
     }
     return content;
   }
