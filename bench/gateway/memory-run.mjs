@@ -14,7 +14,9 @@
 //   parse-and-forward floor (the gateway's transport and body reader, no runTurn).
 //   BENCH_SPACES=1 prints, per cell, the growth of new and old space and what the young
 //   generation did while the N streams ran (gc-survival.mjs: scavenges, survived and
-//   promoted bytes, new space size at each GC).
+//   promoted bytes, new space size at each GC). --steady grows every proxy's young generation
+//   to V8's cap before the idle reading (decision 0284), so the per-stream figure is what the
+//   streams hold, not when V8 decided to double new space.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,7 @@ const { values: args } = parseArgs({
     'max-interval': { type: 'string', default: '50' },
     warmup: { type: 'string', default: '300' },
     floor: { type: 'boolean', default: false },
+    steady: { type: 'boolean', default: false },
   },
 });
 const runs = Math.max(3, Number(args.runs));
@@ -62,6 +65,9 @@ async function measureCell(proxy, streams) {
   try {
     for (let index = 0; index < Number(args.warmup); index += 1) await streamOnce(agent, info.port, warmupBody);
     await streamOnce(agent, info.port, body); // one paced stream: the timers' path too
+    // --steady: V8's young generation at its cap before the idle reading (decision 0284), as in any
+    // process that has carried load for a while; without it, one bounded growth can land in the window.
+    if (args.steady) await ask(child, { cmd: 'grow-young' });
     const idleLive = await ask(child, { cmd: 'gc' });
     await sleep(200);
     await ask(child, { cmd: 'reset' });
@@ -110,7 +116,7 @@ for (let run = 0; run < runs; run += 1) {
 
 const kib = (bytes) => (bytes / 1024).toFixed(0);
 const mib = (bytes) => (bytes / MiB).toFixed(1);
-console.log(`node ${process.version}, ${runs} runs (fresh process per cell), upstream: ${args.chunks} chunks, gaps ${args.interval}–${args['max-interval']} ms, ${args.warmup} unpaced warm-up streams per cell`);
+console.log(`node ${process.version}, ${runs} runs (fresh process per cell), upstream: ${args.chunks} chunks, gaps ${args.interval}–${args['max-interval']} ms, ${args.warmup} unpaced warm-up streams per cell${args.steady ? ', young generation grown to its cap before idle (--steady)' : ''}`);
 console.log('| streams | proxy | idle RSS MiB | peak RSS MiB | per stream RSS KiB | per stream peak heap KiB | per stream live heap KiB | per stream heap committed KiB | per stream RSS × pipe | live heap × pipe | RSS ≤ 2× pipe? |');
 console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 for (const streams of streamCounts) {

@@ -8,7 +8,8 @@
 // answers each V8 heap space's committed size; {cmd:'alloc-start'} and
 // {cmd:'alloc-stop'} sample every allocation in between, garbage included
 // (alloc-census.mjs); {cmd:'gc-survival-start'} and {cmd:'gc-survival-stop'}
-// answer what the young generation did in between (gc-survival.mjs).
+// answer what the young generation did in between (gc-survival.mjs); {cmd:'grow-young'} grows
+// V8's young generation to its cap and answers new space's committed size (memory-run.mjs --steady).
 import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { startGcSurvival, stopGcSurvival } from './gc-survival.mjs';
@@ -38,6 +39,8 @@ export function startMemorySampler() {
       process.send({ started: true });
     } else if (message?.cmd === 'gc-survival-stop') {
       process.send({ survival: stopGcSurvival() });
+    } else if (message?.cmd === 'grow-young') {
+      process.send({ newSpace: growYoungGeneration() });
     } else if (message?.cmd === 'spaces') {
       process.send(Object.fromEntries(getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size])));
     } else if (message?.cmd === 'alloc-start' || message?.cmd === 'alloc-stop') {
@@ -53,6 +56,20 @@ export function startMemorySampler() {
       process.send({ rss: summarize(rss), heapUsed: summarize(heap), heapTotal: summarize(committed), samples: rss.length });
     }
   });
+}
+
+/**
+ * Keeps ≈ 64 MiB of small objects alive across scavenges, then drops them: V8 doubles
+ * new space whenever the bytes surviving scavenges since its last growth pass its
+ * capacity (heap.cc, CheckNewSpaceExpansionCriteria), so this takes it to its cap,
+ * where any process under sustained load ends up.
+ */
+function growYoungGeneration() {
+  let kept = [];
+  for (let index = 0; index < 2_000_000; index += 1) kept.push({ index });
+  kept = undefined;
+  globalThis.gc?.();
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size;
 }
 
 function summarize(values) {
