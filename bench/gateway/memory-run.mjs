@@ -15,7 +15,7 @@
 //   BENCH_SPACES=1 prints, per cell, the growth of new and old space and what the young
 //   generation did while the N streams ran (gc-survival.mjs: scavenges, survived and
 //   promoted bytes, new space size at each GC). --steady grows every proxy's young generation
-//   to V8's cap before the idle reading (decision 0284), so the per-stream figure is what the
+//   to V8's cap before the idle reading (decision 0285), so the per-stream figure is what the
 //   streams hold, not when V8 decided to double new space.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
@@ -65,7 +65,7 @@ async function measureCell(proxy, streams) {
   try {
     for (let index = 0; index < Number(args.warmup); index += 1) await streamOnce(agent, info.port, warmupBody);
     await streamOnce(agent, info.port, body); // one paced stream: the timers' path too
-    // --steady: V8's young generation at its cap before the idle reading (decision 0284), as in any
+    // --steady: V8's young generation at its cap before the idle reading (decision 0285), as in any
     // process that has carried load for a while; without it, one bounded growth can land in the window.
     if (args.steady) await ask(child, { cmd: 'grow-young' });
     const idleLive = await ask(child, { cmd: 'gc' });

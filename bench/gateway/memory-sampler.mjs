@@ -59,7 +59,7 @@ export function startMemorySampler() {
 }
 
 /**
- * Keeps ≈ 64 MiB of small objects alive across scavenges, then drops them: V8 doubles
+ * Keeps ≈ 2 M small objects (≈ 50 MiB) alive across scavenges, then drops them: V8 doubles
  * new space whenever the bytes surviving scavenges since its last growth pass its
  * capacity (heap.cc, CheckNewSpaceExpansionCriteria), so this takes it to its cap,
  * where any process under sustained load ends up.
