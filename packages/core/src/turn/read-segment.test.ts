@@ -38,6 +38,9 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
 
 const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () => never() }), undefined);
 
+/** A host that takes every event and pulls again at once. */
+const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
+
 /** A decoder whose first read yields a whole batch; `takeBuffered` serves the rest of it as core's decodeSseStream does. */
 function batchedEvents(batch: DecodedStreamEvent[]) {
   let reads = 0;
@@ -149,7 +152,6 @@ describe('readSegment keeps the whole reasoning text for a recovery checkpoint (
   const reasoning = (count: number): DecodedStreamEvent[] =>
     Array.from({ length: count }, (_unused, index) => ({ type: 'reasoning-delta', id: 'r', delta: `step ${index}; ` }));
   const expected = (count: number): string => Array.from({ length: count }, (_unused, index) => `step ${index}; `).join('');
-  const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
 
   it.each([1, 63, 64, 65, 200])('%i deltas, then a terminal frame: every delta, in order', async (count) => {
     const wire = batchedEvents([...reasoning(count), { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }]);
@@ -209,8 +211,7 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
       [50, 100, 250, 400],
       clock,
     );
-    const channel: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
-    const facts = await readSegment({ ...options(newState(), events, async () => undefined), channel, now });
+    const facts = await readSegment({ ...options(newState(), events, async () => undefined), channel: pullEveryEvent, now });
     expect(facts).toMatchObject({ end: 'terminal', firstOutputAt: 100, lastOutputAt: 250 });
     // One clock read when the segment starts and one per wire read (4), none per event (6).
     expect(now).toHaveBeenCalledTimes(5);
