@@ -6,6 +6,8 @@
 //   node bench/decode/turn-run.mjs [--sizes 20000,200000] [--processes 4] [--reps 5] [--warmup 1]
 //     [--baseline-ref main] [--protocols chat,messages,responses] [--sdk-large messages] [--no-gc]
 //     [--node-args=--retain-maps-for-n-gc=1000]   (with "=": parseArgs reads a value starting with "--" as an option)
+//     [--pin]   (Linux `taskset`: the wire server on CPU 0, every worker on CPU 1, so serving does not
+//                compete with the measured process for its core)
 //
 // 1. bundles core + the adapters from the working tree and from --baseline-ref (tsup, no dist);
 // 2. starts bench/decode/wire-server.mjs (its own process; needs packages/testkit/dist,
@@ -42,6 +44,7 @@ const { values } = parseArgs({
     // V8 flags for the worker processes, to test a cause (e.g. hidden classes dying in the full GCs
     // between runs: --retain-maps-for-n-gc=1000 keeps them; bench/README.md, session 8).
     'node-args': { type: 'string', default: '' },
+    pin: { type: 'boolean', default: false },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -59,6 +62,7 @@ const server = fork(join(HERE, 'wire-server.mjs'), [sizes.join(','), protocols.j
 const [message] = await Promise.race([once(server, 'message'), once(server, 'exit').then(([code]) => Promise.reject(new Error(`bench: server exited with ${code}`)))]);
 const origin = `http://127.0.0.1:${message.port}`;
 const execNode = promisify(execFile);
+if (values.pin) await execNode('taskset', ['-p', '-c', '0', String(server.pid)]);
 
 async function runCell(protocol, records) {
   const args = ['--expose-gc', ...values['node-args'].split(' ').filter(Boolean), join(HERE, 'turn-worker.mjs'), '--protocol', protocol, '--origin', origin, '--records', String(records), '--libs', JSON.stringify(libs), '--reps', values.reps, '--warmup', values.warmup];
@@ -67,7 +71,8 @@ async function runCell(protocol, records) {
   if (records > WARM_EACH_MAX_RECORDS && !sdkLarge.has(protocol)) args.push('--no-sdk');
   const perProcess = [];
   for (let index = 0; index < Number(values.processes); index += 1) {
-    const { stdout } = await execNode(process.execPath, args, { cwd: REPO_ROOT, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+    const [command, commandArgs] = values.pin ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args];
+    const { stdout } = await execNode(command, commandArgs, { cwd: REPO_ROOT, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
     const { timings } = JSON.parse(stdout.trim().split('\n').at(-1));
     perProcess.push(Object.fromEntries(Object.entries(timings).map(([name, list]) => [name, median(list)])));
   }
