@@ -41,19 +41,38 @@ const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () 
 /** A host that takes every event and pulls again at once. */
 const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
 
-/** A decoder whose first read yields a whole batch; `takeBuffered` serves the rest of it as core's decodeSseStream does. */
-function batchedEvents(batch: DecodedStreamEvent[]) {
+/**
+ * A decoder that yields `batches`, one wire read each: `next()` gives a batch's
+ * first event and `takeBuffered` the rest, as core's decodeSseStream does.
+ * `onRead(k)` runs as read k arrives.
+ */
+function wireReads(batches: DecodedStreamEvent[][], onRead: (read: number) => void = () => undefined) {
   let reads = 0;
+  let index = 0;
   let taken = 0;
+  const take = (): DecodedStreamEvent | undefined => {
+    const event = batches[reads - 1]?.[index];
+    if (event !== undefined) {
+      index += 1;
+      taken += 1;
+    }
+    return event;
+  };
   const iterator = {
     next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
       reads += 1;
-      return reads === 1 ? { done: false, value: batch[taken++]! } : { done: true, value: undefined };
+      index = 0;
+      if (reads > batches.length) return { done: true, value: undefined };
+      onRead(reads - 1);
+      return { done: false, value: take()! };
     },
-    takeBuffered: (): DecodedStreamEvent | undefined => (reads === 1 && taken < batch.length ? batch[taken++] : undefined),
+    takeBuffered: take,
   };
   return { events: { [Symbol.asyncIterator]: () => iterator }, reads: () => reads, taken: () => taken };
 }
+
+/** A decoder whose first read yields a whole batch. */
+const batchedEvents = (batch: DecodedStreamEvent[]) => wireReads([batch]);
 
 describe('readSegment aborts (R1.6: at once, one subscription per segment)', () => {
   it('ends at once on an abort while the next chunk is awaited, and closes the decoder', async () => {
@@ -185,33 +204,17 @@ describe('readSegment keeps the whole reasoning text for a recovery checkpoint (
 });
 
 describe('readSegment times output by wire read (R5.4: time to first output, decode window; issue 19)', () => {
-  /** A decoder that yields `batches` one wire read each, the clock reading `readAt[k]` once read k has arrived. */
-  function timedBatches(batches: DecodedStreamEvent[][], readAt: number[], clock: { at: number }) {
-    let batch = -1;
-    let index = 0;
-    const iterator = {
-      next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
-        batch += 1;
-        index = 0;
-        if (batch >= batches.length) return { done: true, value: undefined };
-        clock.at = readAt[batch]!;
-        return { done: false, value: batches[batch]![index++]! };
-      },
-      takeBuffered: (): DecodedStreamEvent | undefined => batches[batch]?.[index++],
-    };
-    return { [Symbol.asyncIterator]: () => iterator };
-  }
   const text = (delta: string): DecodedStreamEvent => ({ type: 'text-delta', id: 't', delta });
 
   it('first output is the read that brought the first content, last output the read that brought the last', async () => {
     const clock = { at: 0 };
     const now = vi.fn(() => clock.at);
-    const events = timedBatches(
+    const readAt = [50, 100, 250, 400];
+    const wire = wireReads(
       [[{ type: 'text-start', id: 't' }], [text('a'), text('b'), text('c'), text('d')], [text('e')], [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }]],
-      [50, 100, 250, 400],
-      clock,
+      (read) => (clock.at = readAt[read]!),
     );
-    const facts = await readSegment({ ...options(newState(), events, async () => undefined), channel: pullEveryEvent, now });
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent, now });
     expect(facts).toMatchObject({ end: 'terminal', firstOutputAt: 100, lastOutputAt: 250 });
     // One clock read when the segment starts and one per wire read (4), none per event (6).
     expect(now).toHaveBeenCalledTimes(5);
@@ -219,8 +222,8 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
 
   it('a segment with no content has no output times', async () => {
     const clock = { at: 0 };
-    const events = timedBatches([[{ type: 'text-start', id: 't' }, text('')], [{ type: 'stream-end', terminalFrameSeen: false }]], [10, 20], clock);
-    const facts = await readSegment({ ...options(newState(), events, async () => undefined), now: () => clock.at });
+    const wire = wireReads([[{ type: 'text-start', id: 't' }, text('')], [{ type: 'stream-end', terminalFrameSeen: false }]], (read) => (clock.at = [10, 20][read]!));
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), now: () => clock.at });
     expect(facts).toMatchObject({ end: 'eof', firstOutputAt: undefined, lastOutputAt: undefined });
   });
 });

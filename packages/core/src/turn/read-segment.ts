@@ -125,7 +125,7 @@ class SegmentReader implements HandOverListener {
    * against its decoder's 1.3). Joined every REASONING_JOIN_EVERY deltas, a
    * turn keeps two objects per batch instead.
    */
-  private reasoningParts: string[] = [];
+  private readonly reasoningParts: string[] = [];
   /**
    * When the decoder's current batch came off the wire: the output time of
    * every content event in it (R5.4: time to first output, decode window). One
@@ -152,6 +152,7 @@ class SegmentReader implements HandOverListener {
   }
 
   start(): void {
+    // A decoder may hold events before its first read; they count as output from now.
     this.batchReadAt = this.now();
     this.race.watch(() => this.end('aborted'));
     this.drive();
