@@ -16,9 +16,9 @@ if (runs.some((run) => run.meta.ref !== first.meta.ref)) throw new Error('turn-p
 const cells = first.cells.map(({ protocol, records }) => ({
   protocol,
   records,
-  perProcess: runs.flatMap((run) => {
+  perProcess: runs.flatMap((run, index) => {
     const cell = run.cells.find((each) => each.protocol === protocol && each.records === records);
-    if (cell === undefined) throw new Error(`turn-pool: ${files[runs.indexOf(run)]} has no ${protocol} ${records} cell`);
+    if (cell === undefined) throw new Error(`turn-pool: ${files[index]} has no ${protocol} ${records} cell`);
     return cell.perProcess;
   }),
 }));

@@ -62,7 +62,8 @@ const server = fork(join(HERE, 'wire-server.mjs'), [sizes.join(','), protocols.j
 const [message] = await Promise.race([once(server, 'message'), once(server, 'exit').then(([code]) => Promise.reject(new Error(`bench: server exited with ${code}`)))]);
 const origin = `http://127.0.0.1:${message.port}`;
 const execNode = promisify(execFile);
-if (values.pin) await execNode('taskset', ['-p', '-c', '0', String(server.pid)]);
+// -a: every thread of the server (libuv and V8 helpers too), not only its main thread.
+if (values.pin) await execNode('taskset', ['-a', '-p', '-c', '0', String(server.pid)]);
 
 async function runCell(protocol, records) {
   const args = ['--expose-gc', ...values['node-args'].split(' ').filter(Boolean), join(HERE, 'turn-worker.mjs'), '--protocol', protocol, '--origin', origin, '--records', String(records), '--libs', JSON.stringify(libs), '--reps', values.reps, '--warmup', values.warmup];
