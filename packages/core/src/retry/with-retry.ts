@@ -107,15 +107,7 @@ export async function withRetry<T>(
     let error: TurnError;
     const attemptSignal = new AttemptSignal(signal);
     try {
-      return await operation({
-        attempt,
-        attemptId,
-        previousAttemptId,
-        get signal() {
-          return attemptSignal.signal;
-        },
-        maxOutputTokensOverride: state.maxOutputTokensOverride,
-      });
+      return await operation(createAttemptContext(attempt, attemptId, previousAttemptId, attemptSignal, state.maxOutputTokensOverride));
     } catch (thrown) {
       // Whatever the operation threw while the caller was aborting is the abort (R1.6).
       error = signal?.aborted ? toAbortedError(signal.reason, thrown) : classifyThrownError(thrown);
@@ -217,6 +209,39 @@ function emitRetry(onRetry: RetryOptions['onRetry'], event: RetryEvent): void {
 function toAbortedError(reason: unknown, thrown: unknown): TurnError {
   if (TurnError.isInstance(thrown) && thrown.kind === 'aborted') return thrown;
   return createAbortedError(reason, thrown);
+}
+
+/** Where an attempt context keeps its AttemptSignal: not enumerable, so a copy of the context does not carry it. */
+const ATTEMPT_SIGNAL: unique symbol = Symbol('attemptSignal');
+type AttemptContextWithSignal = AttemptContext & { readonly [ATTEMPT_SIGNAL]: AttemptSignal };
+
+/** One getter for every context: `signal` stays an own, enumerable accessor, made on first read (decision 0180). */
+const SIGNAL_PROPERTY: PropertyDescriptor = {
+  get(this: AttemptContextWithSignal): AbortSignal {
+    return this[ATTEMPT_SIGNAL].signal;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/**
+ * The context an operation gets. Not a literal with `get signal()`: V8 puts
+ * such a literal in dictionary mode (a 448-byte property table, plus a getter
+ * closure, per attempt), and runTurn's attempt context lives as long as its
+ * stream (issue 19, decision 0291). Properties defined with one shared
+ * descriptor keep one fast hidden class.
+ */
+function createAttemptContext(
+  attempt: number,
+  attemptId: string,
+  previousAttemptId: string | undefined,
+  attemptSignal: AttemptSignal,
+  maxOutputTokensOverride: number | undefined,
+): AttemptContext {
+  const context = { attempt, attemptId, previousAttemptId, maxOutputTokensOverride };
+  Object.defineProperty(context, ATTEMPT_SIGNAL, { value: attemptSignal });
+  Object.defineProperty(context, 'signal', SIGNAL_PROPERTY);
+  return context as AttemptContext;
 }
 
 /**

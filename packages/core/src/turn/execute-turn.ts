@@ -110,12 +110,10 @@ export async function executeTurn<Native extends object>(
           target = applyRefreshedCredentials(target, await hostRefresh());
         };
 
-  const runSegment = async (
-    segmentIndex: 0 | 1,
-    native: Native,
-    requestId: string,
-  ): Promise<SegmentRun> => {
-    const attempt = await sendSegmentRequest({
+  // Not async, nor the attempt below: a suspended frame per layer (a generator, its registers, a
+  // promise and its reaction) is held for the whole stream of every open turn (issue 19).
+  const runSegment = (segmentIndex: 0 | 1, native: Native, requestId: string): Promise<SegmentRun> =>
+    sendSegmentRequest({
       adapter,
       native: adapter.withStreaming(native),
       target,
@@ -128,26 +126,7 @@ export async function executeTurn<Native extends object>(
       notices: state,
       forwardToolCalls: segmentIndex === 0,
       blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
-    });
-    const aborted =
-      attempt.stage === 'aborted-before-response' || (attempt.stage === 'streamed' && attempt.facts.end === 'aborted');
-    if (aborted) {
-      const error = state.stopError() ?? new TurnError({ kind: 'aborted', message: 'The request was aborted.' });
-      const outcome = error.kind === 'aborted' ? 'aborted' : 'timeout';
-      const record = buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode: error.code });
-      return { requestId, attempt, verdict: { kind: 'failed', error, facts: undefined }, record };
-    }
-    const verdict = judgeSegmentAttempt(attempt);
-    const outcome = verdict.kind === 'ok' ? 'ok' : verdict.kind === 'cut' ? 'cut' : 'error';
-    const errorCode =
-      verdict.kind === 'failed' ? verdict.error.code : verdict.kind === 'cut' ? 'STREAM_CUT' : undefined;
-    return {
-      requestId,
-      attempt,
-      verdict,
-      record: buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode }),
-    };
-  };
+    }).then((attempt) => judgeSegmentRun(attempt, segmentIndex, requestId, state));
 
   const end = (ending: TurnEnding): TurnResult => {
     disarm();
@@ -162,20 +141,21 @@ export async function executeTurn<Native extends object>(
     armSegmentLimit(0);
     const { deadlineAt: hostDeadlineAt, onRetry: hostOnRetry, onHeartbeat: hostOnHeartbeat } = options.retry;
     first = await withRetry(
-      async (context: AttemptContext) => {
+      (context: AttemptContext) => {
         const native =
           context.maxOutputTokensOverride === undefined
             ? request
             : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
         // withRetry is given `state.signal` below, so the attempt's signal aborts exactly when it does:
         // the segment races the turn's stop itself (no `AbortSignal.any` per attempt, decision 0180).
-        const run = await runSegment(0, native, context.attemptId);
-        state.segments.push(run.record);
-        if (run.verdict?.kind === 'failed') {
-          recordSample(run.record, {});
-          throw run.verdict.error;
-        }
-        return run;
+        return runSegment(0, native, context.attemptId).then((run) => {
+          state.segments.push(run.record);
+          if (run.verdict?.kind === 'failed') {
+            recordSample(run.record, {});
+            throw run.verdict.error;
+          }
+          return run;
+        });
       },
       {
         ...options.retry,
@@ -287,6 +267,22 @@ export async function executeTurn<Native extends object>(
       recoverySkipped: undefined,
     });
   }
+}
+
+/** What one physical request's attempt means for the turn: its verdict and its record (R6.1). */
+function judgeSegmentRun(attempt: SegmentAttempt, segmentIndex: 0 | 1, requestId: string, state: TurnState): SegmentRun {
+  const aborted =
+    attempt.stage === 'aborted-before-response' || (attempt.stage === 'streamed' && attempt.facts.end === 'aborted');
+  if (aborted) {
+    const error = state.stopError() ?? new TurnError({ kind: 'aborted', message: 'The request was aborted.' });
+    const outcome = error.kind === 'aborted' ? 'aborted' : 'timeout';
+    const record = buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode: error.code });
+    return { requestId, attempt, verdict: { kind: 'failed', error, facts: undefined }, record };
+  }
+  const verdict = judgeSegmentAttempt(attempt);
+  const outcome = verdict.kind === 'ok' ? 'ok' : verdict.kind === 'cut' ? 'cut' : 'error';
+  const errorCode = verdict.kind === 'failed' ? verdict.error.code : verdict.kind === 'cut' ? 'STREAM_CUT' : undefined;
+  return { requestId, attempt, verdict, record: buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode }) };
 }
 
 /**

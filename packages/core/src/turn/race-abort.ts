@@ -32,7 +32,8 @@ interface PendingRace {
  * decision 0180). Call `release()` once the request is done.
  */
 export class AbortRace {
-  private readonly pending = new Set<PendingRace>();
+  /** The races in flight; dropped once empty: a request races only its fetch, then its stream is watched (issue 19). */
+  private pending: Set<PendingRace> | undefined;
   private unsubscribe: (() => void) | undefined;
   /** Set by our own listener: cheaper than Node 20's `signal.aborted` getter on every await. */
   private fired = false;
@@ -43,11 +44,14 @@ export class AbortRace {
     const watcher = this.watcher;
     this.watcher = undefined;
     watcher?.();
-    for (const entry of this.pending) {
-      entry.promise.catch(ignoreRejection);
-      entry.settle(ABORTED);
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending !== undefined) {
+      for (const entry of pending) {
+        entry.promise.catch(ignoreRejection);
+        entry.settle(ABORTED);
+      }
     }
-    this.pending.clear();
   };
 
   readonly signal: AbortSignal;
@@ -71,19 +75,26 @@ export class AbortRace {
     }
     return new Promise<T | Aborted>((resolve, reject) => {
       const entry: PendingRace = { settle: resolve, promise };
-      this.pending.add(entry);
+      (this.pending ??= new Set()).add(entry);
       promise.then(
         (value) => {
-          this.pending.delete(entry);
+          this.forget(entry);
           resolve(value);
         },
         (error: unknown) => {
-          this.pending.delete(entry);
+          this.forget(entry);
           if (this.fired || signal.aborted) resolve(ABORTED);
           else reject(error);
         },
       );
     });
+  }
+
+  private forget(entry: PendingRace): void {
+    const { pending } = this;
+    if (pending === undefined) return;
+    pending.delete(entry);
+    if (pending.size === 0) this.pending = undefined;
   }
 
   /** Whether the stop has fired (a flag read, once subscribed). */

@@ -4,7 +4,7 @@ import { collectCredentialValues, redactCredentialText } from '../retry/redact-c
 import type { TurnError } from '../errors/turn-error.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { ByteStream } from '../sse/byte-stream.js';
-import { ABORTED, AbortRace, type StopSource } from './race-abort.js';
+import { ABORTED, AbortRace, type Aborted, type StopSource } from './race-abort.js';
 import { readSegment, type ReadSegmentOptions, type SegmentFacts } from './read-segment.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
@@ -70,71 +70,82 @@ export function withRequestIdHeader(
   return result;
 }
 
-/** Sends one physical request and reads its stream. I/O lives here only. */
+/**
+ * Sends one physical request and reads its stream. I/O lives here only. One
+ * async function: each suspended async frame (a generator, its registers, a
+ * promise and its reaction) is held for the whole stream of every open turn,
+ * and a wrapper awaiting this one was a second (issue 19, per-stream memory).
+ */
 export async function sendSegmentRequest<Native extends object>(
   options: SendSegmentRequestOptions<Native>,
 ): Promise<SegmentAttempt> {
   const race = new AbortRace(options.stop);
   try {
-    return await sendAndReadSegment(options, race);
+    const { adapter, now } = options;
+    const { signal } = race;
+    const startedAt = now();
+    const http = adapter.buildHttpRequest(options.native, options.target);
+    const headers = withRequestIdHeader(http.headers, options.requestIdHeader, options.requestId);
+
+    let response: FetchResponse;
+    try {
+      const raced = await race.race(options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }));
+      if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+      response = raced;
+    } catch (thrown) {
+      if (signal.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+      return { stage: 'connect-failed', startedAt, endedAt: now(), thrown };
+    }
+
+    if (!response.ok) {
+      const error = await readHttpError(options, race, response, http.headers);
+      if (error === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+      return { stage: 'http-error', startedAt, endedAt: now(), error };
+    }
+
+    const body: ByteStream = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    const facts = await readSegment({
+      events: adapter.decodeStream(body),
+      race,
+      channel: options.channel,
+      notices: options.notices,
+      now,
+      forwardToolCalls: options.forwardToolCalls,
+      blockIdPrefix: options.blockIdPrefix,
+    });
+    if (facts.end === 'aborted') {
+      // Release the socket: a decoder that ignores the signal would keep reading.
+      body.cancel().catch(() => undefined);
+    }
+    return { stage: 'streamed', startedAt, endedAt: now(), facts };
   } finally {
     race.release();
   }
 }
 
-async function sendAndReadSegment<Native extends object>(
+/** An error response's body, classified (R2): its text is read (raced like every await on the wire) and never keeps the key. */
+async function readHttpError<Native extends object>(
   options: SendSegmentRequestOptions<Native>,
   race: AbortRace,
-): Promise<SegmentAttempt> {
-  const { adapter, now } = options;
-  const { signal } = race;
-  const startedAt = now();
-  const http = adapter.buildHttpRequest(options.native, options.target);
-  const headers = withRequestIdHeader(http.headers, options.requestIdHeader, options.requestId);
-
-  let response: FetchResponse;
+  response: FetchResponse,
+  requestHeaders: Record<string, string>,
+): Promise<TurnError | Aborted> {
+  const { adapter } = options;
+  let bodyText = '';
   try {
-    const raced = await race.race(options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }));
-    if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-    response = raced;
-  } catch (thrown) {
-    if (signal.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-    return { stage: 'connect-failed', startedAt, endedAt: now(), thrown };
+    const raced = await race.race(response.text());
+    if (raced === ABORTED) return ABORTED;
+    bodyText = raced;
+  } catch {
+    // The status alone still classifies the failure.
   }
-
-  if (!response.ok) {
-    let bodyText = '';
-    try {
-      const raced = await race.race(response.text());
-      if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-      bodyText = raced;
-    } catch {
-      // The status alone still classifies the failure.
-    }
-    // R2.3: a pairing 400 carries the role:type:id shape around the offending id (the prompt is parsed back only then).
-    const error = attachPairingDiagnostic(adapter.classifyError(response.status, response.headers, bodyText), () =>
-      adapter.parseRequest(options.native).prompt.messages,
-    );
-    // Issue 15: the upstream may echo the caller's key in its error text; the TurnError never keeps it.
-    error.message = redactCredentialText(error.message, collectCredentialValues({ apiKey: options.target.apiKey, headers: http.headers }));
-    const pairing = readPairingTokens(error);
-    if (pairing !== undefined) options.notices.addWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
-    return { stage: 'http-error', startedAt, endedAt: now(), error };
-  }
-
-  const body: ByteStream = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-  const facts = await readSegment({
-    events: adapter.decodeStream(body),
-    race,
-    channel: options.channel,
-    notices: options.notices,
-    now,
-    forwardToolCalls: options.forwardToolCalls,
-    blockIdPrefix: options.blockIdPrefix,
-  });
-  if (facts.end === 'aborted') {
-    // Release the socket: a decoder that ignores the signal would keep reading.
-    body.cancel().catch(() => undefined);
-  }
-  return { stage: 'streamed', startedAt, endedAt: now(), facts };
+  // R2.3: a pairing 400 carries the role:type:id shape around the offending id (the prompt is parsed back only then).
+  const error = attachPairingDiagnostic(adapter.classifyError(response.status, response.headers, bodyText), () =>
+    adapter.parseRequest(options.native).prompt.messages,
+  );
+  // Issue 15: the upstream may echo the caller's key in its error text; the TurnError never keeps it.
+  error.message = redactCredentialText(error.message, collectCredentialValues({ apiKey: options.target.apiKey, headers: requestHeaders }));
+  const pairing = readPairingTokens(error);
+  if (pairing !== undefined) options.notices.addWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
+  return error;
 }

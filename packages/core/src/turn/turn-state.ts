@@ -28,7 +28,8 @@ export class TurnState implements StopSource {
   private readonly stopListeners = new Set<() => void>();
   readonly segments: SegmentRecord[] = [];
   private stopCause: StopCause | undefined;
-  private readonly warningSet = new Set<string>();
+  /** Made with the first warning: most turns have none, and an empty Set is a 120-byte table per open turn (issue 19). */
+  private warningSet: Set<string> | undefined;
   private metadataShown = false;
   private turnRecorded = false;
 
@@ -80,13 +81,14 @@ export class TurnState implements StopSource {
   }
 
   get warnings(): readonly string[] {
-    return [...this.warningSet];
+    return this.warningSet === undefined ? [] : [...this.warningSet];
   }
 
   /** A warning is shown and kept once per logical turn, however often it is reported (R4.11). */
   addWarning(message: string): void {
-    if (this.warningSet.has(message)) return;
-    this.warningSet.add(message);
+    const warnings = (this.warningSet ??= new Set());
+    if (warnings.has(message)) return;
+    warnings.add(message);
     this.channel.post({ type: 'warning', message });
   }
 
