@@ -85,10 +85,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const path = request.url ?? '/';
     const bare = path.split('?')[0];
     const protocol = findRouteProtocol(path);
-    if (protocol !== undefined && request.method === 'POST' && context !== undefined) {
-      await forwardTurn(protocol, request, response, context);
-      return;
-    }
+    // Returned, not awaited: this frame would otherwise stay suspended for the whole stream (issue 19).
+    if (protocol !== undefined && request.method === 'POST' && context !== undefined) return forwardTurn(protocol, request, response, context);
     if (request.method === 'OPTIONS') {
       request.resume();
       response.writeHead(204, { allow: ALLOWED_METHODS, 'content-length': '0' });
@@ -116,7 +114,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const family = selectPassThroughFamily(path, request.headers['anthropic-version']);
     const keyProtocol = family === 'anthropic' ? 'messages' : 'chat';
     notePassThrough(response);
-    await passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] }, upstreamTransport().dispatcher);
+    return passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] }, upstreamTransport().dispatcher);
   };
 
   const refuse = (response: ServerResponse, path: string, error: TurnError): void => {

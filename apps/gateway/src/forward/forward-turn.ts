@@ -107,7 +107,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
     return;
   }
-  noteTurn(response, typeof body.model === 'string' ? body.model : undefined, run.result);
+  const requestModel = typeof body.model === 'string' ? body.model : undefined;
+  noteTurn(response, requestModel, run.result);
   const keep = createEventFilter({
     dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
@@ -118,22 +119,17 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   // the current segment is aborted and no recovery follows (runTurn's consumer stop).
   stopTurn = () => void events.return?.();
   if (clientGone) stopTurn();
-  const relay = {
-    response,
-    protocol,
-    events,
-    keep,
-    requestModel: typeof body.model === 'string' ? body.model : undefined,
-    upstream,
-    ...(upstreamObject === undefined ? {} : { upstreamObject }),
-    onFirstByte: () => {
-      const seconds = (performance.now() - receivedAt) / 1000;
-      // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.
-      setImmediate(() => context.metrics.ttfb.observe(seconds, { protocol }));
-    },
+  const onFirstByte = (): void => {
+    const seconds = (performance.now() - receivedAt) / 1000;
+    // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.
+    setImmediate(() => context.metrics.ttfb.observe(seconds, { protocol }));
   };
   try {
-    await (output !== undefined ? relayTurnAsSse({ ...relay, output, ...(context.sseKeepAliveMs === undefined ? {} : { keepAliveMs: context.sseKeepAliveMs }) }) : relayTurnAsJson(relay));
+    // Plain literals, no spread: a spread followed by new keys gives each request's options object a
+    // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).
+    await (output !== undefined
+      ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs })
+      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte }));
   } finally {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left.

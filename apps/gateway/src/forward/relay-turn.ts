@@ -49,27 +49,27 @@ const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS'
  * `[DONE]`, never a fake `stop`; Messages `event: error`; Responses `error` +
  * `response.failed`).
  */
-export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
-  const { response } = options;
-  const headers = new EarlySseHeaders(response, options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS, options.onFirstByte);
+export function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
+  const headers = new EarlySseHeaders(options.response, options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS, options.onFirstByte);
   // Status and headers go out as soon as segment 1 is a stream (issue 19, decision 0233).
   options.upstream.onFirstOk = (seen) => headers.send(seen.headers);
-  try {
-    await relayEvents(options, headers);
-  } finally {
-    headers.stopKeepAlive();
-  }
+  // Not awaited here: a suspended async frame per layer is held for the whole stream (issue 19).
+  return relayEvents(options, headers);
 }
 
-async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): Promise<void> {
-  const { response } = options;
+/**
+ * The events up to the first one the client must see (retries and block
+ * starts are held back); undefined when the turn was already answered here:
+ * its failure before any output, or a client that left.
+ */
+async function holdUntilVisible(options: SseRelayOptions, headers: EarlySseHeaders): Promise<TurnEvent[] | undefined> {
   const { events: iterator, keep } = options;
   const held: TurnEvent[] = [];
   for (;;) {
     const next = await iterator.next();
     if (next.done === true) {
       failBeforeOutput(options, headers, NO_EVENTS);
-      return;
+      return undefined;
     }
     if (!keep(next.value)) continue;
     held.push(next.value);
@@ -79,15 +79,32 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
   if (first.type === 'error') {
     await iterator.return?.();
     failBeforeOutput(options, headers, first.error);
-    return;
+    return undefined;
   }
-  if (response.destroyed) {
+  if (options.response.destroyed) {
     await iterator.return?.();
-    return;
+    return undefined;
   }
-  // The upstream's own headers (request ids, rate limits) as a direct client gets them (R8.6).
-  headers.send(options.upstream.firstOk?.headers ?? {});
-  headers.stopKeepAlive();
+  return held;
+}
+
+/**
+ * The relay, one async frame for the whole stream: every suspended frame is
+ * held by each open stream (a generator, its registers, a promise and its
+ * reaction), so no layer awaits another while the stream runs (issue 19).
+ */
+async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): Promise<void> {
+  const { response, events: iterator, keep } = options;
+  let held: TurnEvent[] | undefined;
+  try {
+    held = await holdUntilVisible(options, headers);
+    // The upstream's own headers (request ids, rate limits) as a direct client gets them (R8.6).
+    if (held !== undefined) headers.send(options.upstream.firstOk?.headers ?? {});
+  } finally {
+    // No comment lines once the protocol's own bytes flow, nor after the turn was answered or failed.
+    headers.stopKeepAlive();
+  }
+  if (held === undefined) return;
   const writer = new SseResponseWriter(response);
   const write = (chunk: string | Uint8Array): void => writer.write(chunk);
   const { output } = options;

@@ -44,6 +44,11 @@ export class SplicingSseOutput implements UpstreamByteTap {
   #pending = new PendingSseBytes();
   /** Events consumed since the last raw write: their bytes are in `#pending`. */
   readonly #unwritten: TurnEvent[] = [];
+  /**
+   * Responses only: the last raw write, where a splice reads the last `sequence_number` sent. Not
+   * kept for Chat and Messages, where nothing reads it: it would hold a network read's buffer for
+   * the life of every open stream (issue 19, per-stream memory).
+   */
   #lastWritten: Uint8Array[] | undefined;
   /** A failure inside a tap callback: it must not look like an upstream failure to runTurn, so it waits for the relay. */
   #failure: { error: unknown } | undefined;
@@ -130,7 +135,7 @@ export class SplicingSseOutput implements UpstreamByteTap {
   }
 
   #writeRaw(pieces: Uint8Array[]): void {
-    this.#lastWritten = pieces;
+    if (this.#options.protocol === 'responses') this.#lastWritten = pieces;
     for (const piece of this.#options.dropChatUsage ? dropChatUsageRecords(pieces) : pieces) this.#write(piece);
   }
 

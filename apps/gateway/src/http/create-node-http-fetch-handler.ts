@@ -1,8 +1,7 @@
-import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { FetchResponse } from '@turnguard/core';
-import { decodeContentEncoding } from './decode-content-encoding.js';
-import { createAbortError, NodeBodyStream, type BodyMessage, type BodySource } from './node-body-stream.js';
+import { createAbortError } from './node-body-stream.js';
+import { createUndiciBody, type BodyFeed } from './undici-body.js';
 import { NodeHttpResponse, NULL_BODY_STATUSES, type UpstreamResponseHeaders } from './node-http-response.js';
 
 /**
@@ -42,58 +41,6 @@ function parseRawHeaders(raw: Buffer[]): UpstreamResponseHeaders {
   return headers;
 }
 
-/** A response body as NodeBodyStream reads it, fed by the handler; pausing is undici's (onData returns false, then `resume`). */
-class UndiciBody extends EventEmitter implements BodyMessage, BodySource {
-  readableEnded = false;
-  #paused = false;
-  #done = false;
-
-  constructor(
-    private readonly resumeSocket: () => void,
-    private readonly abortRequest: (reason: Error) => void,
-  ) {
-    super();
-  }
-
-  /** false: undici pauses the socket until `resume()`. */
-  push(chunk: Buffer): boolean {
-    this.emit('data', chunk);
-    return !this.#paused;
-  }
-
-  end(): void {
-    this.#done = true;
-    this.readableEnded = true;
-    this.emit('end');
-    this.emit('close');
-  }
-
-  fail(error: Error): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.emit('error', error);
-    this.emit('close');
-  }
-
-  pause(): this {
-    this.#paused = true;
-    return this;
-  }
-
-  resume(): this {
-    if (!this.#paused) return this;
-    this.#paused = false;
-    if (!this.#done) this.resumeSocket();
-    return this;
-  }
-
-  /** The reader cancelled, or the body failed: undici drops the connection, never reuses it. */
-  destroy(): this {
-    if (!this.#done) this.abortRequest(new Error('The response body was cancelled.'));
-    return this;
-  }
-}
-
 /**
  * One request on undici's dispatcher through its handler interface (decision
  * 0220): no RequestHandler, AsyncResource or node `Readable` per request —
@@ -103,7 +50,7 @@ class UndiciBody extends EventEmitter implements BodyMessage, BodySource {
 export function dispatchRequest(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<FetchResponse> {
   return new Promise<FetchResponse>((resolve, reject) => {
     let abort: ((reason: Error) => void) | undefined;
-    let body: UndiciBody | undefined;
+    let body: BodyFeed | undefined;
     let responded = false;
     const onAbort = (): void => abort?.(createAbortError(signal) as Error);
     const stopListening = (): void => signal.removeEventListener('abort', onAbort);
@@ -125,9 +72,9 @@ export function dispatchRequest(dispatcher: Dispatcher, options: Dispatcher.Disp
           resolve(new NodeHttpResponse(status, headers, null));
           return true;
         }
-        body = new UndiciBody(resume, (reason) => abort?.(reason));
-        const decoded = decodeContentEncoding(headers['content-encoding'], body);
-        resolve(new NodeHttpResponse(status, headers, new NodeBodyStream(body, decoded, signal)));
+        const created = createUndiciBody(headers['content-encoding'], resume, (reason) => abort?.(reason), signal);
+        body = created.feed;
+        resolve(new NodeHttpResponse(status, headers, created.stream));
         return true;
       },
       onData(chunk) {

@@ -56,9 +56,10 @@ function feed(body: BodySource, decoder: Transform): BodySource {
  * proxy that compresses anyway is still read correctly. Codings are listed
  * in the order they were applied (RFC 9110 §8.4), so `gzip, gzip` is undone
  * last first; a body with any coding we do not know is passed as sent, as
- * fetch does.
+ * fetch does. Returns the decoders in the order the body goes through them,
+ * none when it passes as sent.
  */
-export function decodeContentEncoding(contentEncoding: string | string[] | undefined, body: BodySource): BodySource {
+export function createContentDecoders(contentEncoding: string | string[] | undefined): Transform[] {
   const header = Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '');
   const codings = header
     .toLowerCase()
@@ -66,8 +67,13 @@ export function decodeContentEncoding(contentEncoding: string | string[] | undef
     .map((coding) => coding.trim())
     .filter((coding) => coding !== '' && coding !== 'identity');
   const decoders = codings.map(createDecoder);
-  if (decoders.length === 0 || decoders.some((decoder) => decoder === undefined)) return body;
+  if (decoders.length === 0 || decoders.some((decoder) => decoder === undefined)) return [];
+  return (decoders as Transform[]).reverse();
+}
+
+/** `body` through `decoders` (createContentDecoders), each feeding the next. */
+export function decodeThrough(body: BodySource, decoders: readonly Transform[]): BodySource {
   let source = body;
-  for (const decoder of decoders.reverse()) source = feed(source, decoder!);
+  for (const decoder of decoders) source = feed(source, decoder);
   return source;
 }

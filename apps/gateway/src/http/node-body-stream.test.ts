@@ -1,12 +1,12 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { NodeBodyStream } from './node-body-stream.js';
+import { readBodyEvents } from './node-body-stream.js';
 
 /** One PassThrough stands for undici's response body (a node Readable), undecoded. */
 function createBody(signal = new AbortController().signal) {
   const source = new PassThrough();
   const calls: string[] = [];
-  const body = new NodeBodyStream(source, source, signal);
+  const body = readBodyEvents(source, source, signal);
   body.setTap({ onDrained: () => calls.push('drained'), onBytes: (chunk) => calls.push(`bytes:${Buffer.from(chunk).toString()}`) });
   return { source, body, calls };
 }

@@ -19,6 +19,15 @@ export interface BodySource {
   resume(): unknown;
 }
 
+/** What a NodeBodyStream asks of whoever delivers its bytes. */
+export interface BodyControl {
+  /** Stop delivering for now (read ahead past MAX_READ_AHEAD_BYTES). */
+  pause(): void;
+  resume(): void;
+  /** The reader cancelled, or the body failed: the connection is dropped, never reused. */
+  destroy(): void;
+}
+
 /**
  * Who watches what the decoder reads of a body (the gateway's raw relay,
  * forward/tap-upstream-bytes.ts), reported by the body itself so that no
@@ -73,8 +82,7 @@ type Waiter = { resolve: (result: ReadableStreamReadResult<Uint8Array>) => void;
  * - every read reaches the tap, if one is set (`onDrained`, then `onBytes`).
  */
 export class NodeBodyStream implements ByteStream, ByteStreamReader {
-  readonly #response: BodyMessage;
-  readonly #source: BodySource;
+  readonly #control: BodyControl;
   readonly #signal: AbortSignal;
   #settled = false;
   /** No more bytes will arrive: the body ended (queued bytes still go out first) or was cancelled. */
@@ -88,17 +96,31 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   #error: { error: unknown } | undefined;
   #tap: BodyReadTap | undefined;
 
-  constructor(response: BodyMessage, source: BodySource, signal: AbortSignal) {
-    this.#response = response;
-    this.#source = source;
+  /**
+   * Fed through `receive`, `complete` and `fail` by whoever delivers the bytes:
+   * the gateway's undici handler calls them directly (no EventEmitter and
+   * listener closures per response, held for the whole stream: issue 19), a
+   * decompressor through `readBodyEvents`.
+   */
+  constructor(control: BodyControl, signal: AbortSignal) {
+    this.#control = control;
     this.#signal = signal;
-    source.on('data', (chunk: Buffer) => this.#onData(chunk));
-    source.once('end', () => this.#onEnd());
-    source.on('error', (error) => this.#fail(signal.aborted ? createAbortError(signal) : createTerminatedError(error), signal.aborted));
-    // A 'close' before the body completed: the upstream dropped the connection mid-body.
-    response.once('close', () => {
-      if (!response.readableEnded) this.#fail(signal.aborted ? createAbortError(this.#signal) : createTerminatedError(undefined), signal.aborted);
-    });
+  }
+
+  /** Bytes of the body, in order. */
+  receive(chunk: Buffer): void {
+    this.#onData(chunk);
+  }
+
+  /** The body ended. */
+  complete(): void {
+    this.#onEnd();
+  }
+
+  /** The body failed: a socket error (`cause`), or a close before its end (`undefined`). An abort wins over either. */
+  fail(cause: unknown): void {
+    const aborted = this.#signal.aborted;
+    this.#fail(aborted ? createAbortError(this.#signal) : createTerminatedError(cause), aborted);
   }
 
   get locked(): boolean {
@@ -126,7 +148,7 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     if (this.#queuedBytes > 0) {
       const chunk = this.#takeQueued();
       // Settled (ended, failed, cancelled): the socket is done, nothing to resume.
-      if (!this.#settled) this.#source.resume();
+      if (!this.#settled) this.#control.resume();
       return Promise.resolve(this.#deliver(chunk));
     }
     if (this.#ended) return Promise.resolve(DONE);
@@ -143,7 +165,7 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     this.#queued = [];
     this.#queuedBytes = 0;
     this.#ended = true;
-    this.#response.destroy();
+    this.#control.destroy();
     for (const waiter of this.#takeWaiters()) waiter.resolve(DONE);
     return Promise.resolve();
   }
@@ -157,7 +179,7 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     }
     this.#queued.push(chunk);
     this.#queuedBytes += chunk.byteLength;
-    if (this.#queuedBytes >= MAX_READ_AHEAD_BYTES) this.#source.pause();
+    if (this.#queuedBytes >= MAX_READ_AHEAD_BYTES) this.#control.pause();
   }
 
   #onEnd(): void {
@@ -169,7 +191,7 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
 
   #fail(error: unknown, immediately: boolean): void {
     if (!this.#settle()) return;
-    this.#response.destroy();
+    this.#control.destroy();
     // Bytes received before the cut still reach the decoder (it may hold a whole record), then the error.
     if (!immediately && this.#queuedBytes > 0) {
       this.#pendingError = { error };
@@ -205,4 +227,23 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     this.#waiters = [];
     return waiters;
   }
+}
+
+/**
+ * A NodeBodyStream fed by events: `source` (a decompressor, or a node
+ * Readable) brings the bytes, and `message` closing before it ended is a cut.
+ */
+export function readBodyEvents(message: BodyMessage, source: BodySource, signal: AbortSignal): NodeBodyStream {
+  const stream = new NodeBodyStream(
+    { pause: () => void source.pause(), resume: () => void source.resume(), destroy: () => void message.destroy() },
+    signal,
+  );
+  source.on('data', (chunk: Buffer) => stream.receive(chunk));
+  source.once('end', () => stream.complete());
+  source.on('error', (error) => stream.fail(error));
+  // A 'close' before the body completed: the upstream dropped the connection mid-body.
+  message.once('close', () => {
+    if (!message.readableEnded) stream.fail(undefined);
+  });
+  return stream;
 }
