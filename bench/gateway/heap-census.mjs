@@ -4,7 +4,8 @@
 // stream, grouped by V8's node type and constructor/closure name.
 // Usage: node bench/gateway/heap-census.mjs [pipe|gateway] [streams=200] [top=40]
 // (the gateway is the working tree's, bundled like memory-run.mjs does).
-// BENCH_BY_LOCATION=1 splits closures by script id:line (BENCH_KEEP=1 keeps the bundle).
+// BENCH_BY_LOCATION=1 splits closures by script id:line (BENCH_KEEP=1 keeps the bundle);
+// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0292).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -22,7 +23,8 @@ const proxyArgs = kind === 'gateway' ? ['gateway', await bundleGateway(root, '.'
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), '100', '20', 'maxIntervalMs=50']);
 const { child, info } = await startChild(['--expose-gc', join(root, 'bench/gateway/one-proxy-server.mjs'), proxyArgs[0], String(upstream.info.port), ...proxyArgs.slice(1)]);
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-const body = (model) => JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hello' }] });
+const promptKib = Number(process.env.BENCH_PROMPT_KB ?? 0);
+const body = (model) => JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: model === 'bench' && promptKib > 0 ? 'x'.repeat(promptKib * 1024) : 'hello' }] });
 
 /** Count and self size per "type:name" in a V8 heap snapshot file. */
 async function census(file) {

@@ -21,7 +21,8 @@
 //   generation did while the N streams ran (gc-survival.mjs: scavenges, survived and
 //   promoted bytes, new space size at each GC). --steady grows every proxy's young generation
 //   to V8's cap before the idle reading (decision 0285), so the per-stream figure is what the
-//   streams hold, not when V8 decided to double new space.
+//   streams hold, not when V8 decided to double new space. --prompt-kb N sends an N KiB prompt in
+//   the measured streams (decision 0292: a proxy that parses the body holds what it keeps of it).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -43,6 +44,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '300' },
     floor: { type: 'boolean', default: false },
     steady: { type: 'boolean', default: false },
+    'prompt-kb': { type: 'string', default: '0' },
   },
 });
 const runs = Math.max(3, Number(args.runs));
@@ -58,7 +60,9 @@ if (args.floor) {
 }
 if (baselineRef !== undefined) proxies.push({ name: `gateway @ ${baselineRef}`, args: ['gateway', await bundleGateway(root, baselineRef, workDir, 1)] });
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`]);
-const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+// --prompt-kb N: the measured streams carry an N KiB prompt, as an agent's turn does (decision 0292); the warm-up stays small.
+const promptKib = Number(args['prompt-kb']);
+const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: promptKib > 0 ? 'x'.repeat(promptKib * 1024) : 'hello' }] });
 const warmupBody = JSON.stringify({ model: 'bench-warmup', stream: true, messages: [{ role: 'user', content: 'hello' }] });
 const MiB = 1024 * 1024;
 const midStreamMs = 0.4 * Number(args.chunks) * ((Number(args.interval) + Number(args['max-interval'])) / 2);
@@ -124,7 +128,7 @@ for (let run = 0; run < runs; run += 1) {
 
 const kib = (bytes) => (bytes / 1024).toFixed(0);
 const mib = (bytes) => (bytes / MiB).toFixed(1);
-console.log(`node ${process.version}, ${runs} runs (fresh process per cell), upstream: ${args.chunks} chunks, gaps ${args.interval}–${args['max-interval']} ms, ${args.warmup} unpaced warm-up streams per cell${args.steady ? ', young generation grown to its cap before idle (--steady)' : ''}`);
+console.log(`node ${process.version}, ${runs} runs (fresh process per cell), upstream: ${args.chunks} chunks, gaps ${args.interval}–${args['max-interval']} ms, ${args.warmup} unpaced warm-up streams per cell${promptKib > 0 ? `, ${promptKib} KiB prompt` : ''}${args.steady ? ', young generation grown to its cap before idle (--steady)' : ''}`);
 console.log('| streams | proxy | idle RSS MiB | peak RSS MiB | per stream RSS KiB | young-gen step MiB | per stream peak heap KiB | per stream live heap KiB | per stream heap committed KiB | per stream RSS × pipe | live heap × pipe | live heap ≤ 2× pipe? |');
 console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 for (const streams of streamCounts) {

@@ -48,54 +48,88 @@ function parseRawHeaders(raw: Buffer[]): UpstreamResponseHeaders {
  * response head (or failure); the signal aborts the request until the body ends.
  */
 export function dispatchRequest(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<FetchResponse> {
-  return new Promise<FetchResponse>((resolve, reject) => {
-    let abort: ((reason: Error) => void) | undefined;
-    let body: BodyFeed | undefined;
-    let responded = false;
-    const onAbort = (): void => abort?.(createAbortError(signal) as Error);
-    const stopListening = (): void => signal.removeEventListener('abort', onAbort);
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(abortRequest) {
-        abort = abortRequest;
-        if (signal.aborted) onAbort();
-      },
-      onHeaders(status, rawHeaders, resume) {
-        if (status < 200) return true; // an interim 1xx head: the final one follows
-        responded = true;
-        const headers = parseRawHeaders(rawHeaders as Buffer[]);
-        if (status > 599) {
-          reject(new TypeError(`The upstream answered with an invalid status ${status}.`));
-          abort?.(new Error('invalid status'));
-          return false;
-        }
-        if (NULL_BODY_STATUSES.has(status) || options.method === 'HEAD') {
-          resolve(new NodeHttpResponse(status, headers, null));
-          return true;
-        }
-        const created = createUndiciBody(headers['content-encoding'], resume, (reason) => abort?.(reason), signal);
-        body = created.feed;
-        resolve(new NodeHttpResponse(status, headers, created.stream));
-        return true;
-      },
-      onData(chunk) {
-        return body === undefined ? true : body.push(chunk);
-      },
-      onComplete() {
-        stopListening();
-        body?.end();
-      },
-      onError(error) {
-        stopListening();
-        if (!responded) reject(toFetchError(error, signal));
-        else body?.fail(error);
-      },
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      dispatcher.dispatch(options, handler);
-    } catch (error) {
-      stopListening();
-      reject(toFetchError(error, signal));
+  const exchange = new UndiciExchange(signal, options.method === 'HEAD');
+  try {
+    dispatcher.dispatch(options, exchange);
+  } catch (error) {
+    exchange.failBeforeSending(error);
+  }
+  return exchange.response;
+}
+
+/**
+ * The handler of one dispatched request. A class, not closures around the
+ * dispatch options: undici holds the handler until the body ends, and
+ * closures over those options held the serialized request body (the whole
+ * prompt) for every open stream (issue 19).
+ */
+class UndiciExchange implements Dispatcher.DispatchHandler {
+  readonly response: Promise<FetchResponse>;
+  #resolve!: (response: FetchResponse) => void;
+  #reject!: (error: unknown) => void;
+  #abort: ((reason: Error) => void) | undefined;
+  #body: BodyFeed | undefined;
+  #responded = false;
+  readonly #onAbort = (): void => this.#abort?.(createAbortError(this.signal) as Error);
+  readonly #abortFromBody = (reason: Error): void => this.#abort?.(reason);
+
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly isHead: boolean,
+  ) {
+    this.response = new Promise<FetchResponse>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  onConnect(abortRequest: (reason: Error) => void): void {
+    this.#abort = abortRequest;
+    if (this.signal.aborted) this.#onAbort();
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[] | string[] | null, resume: () => void): boolean {
+    if (status < 200) return true; // an interim 1xx head: the final one follows
+    this.#responded = true;
+    const headers = parseRawHeaders(rawHeaders as Buffer[]);
+    if (status > 599) {
+      this.#reject(new TypeError(`The upstream answered with an invalid status ${status}.`));
+      this.#abort?.(new Error('invalid status'));
+      return false;
     }
-  });
+    if (NULL_BODY_STATUSES.has(status) || this.isHead) {
+      this.#resolve(new NodeHttpResponse(status, headers, null));
+      return true;
+    }
+    const created = createUndiciBody(headers['content-encoding'], resume, this.#abortFromBody, this.signal);
+    this.#body = created.feed;
+    this.#resolve(new NodeHttpResponse(status, headers, created.stream));
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.#body === undefined ? true : this.#body.push(chunk);
+  }
+
+  onComplete(): void {
+    this.#stopListening();
+    this.#body?.end();
+  }
+
+  onError(error: Error): void {
+    this.#stopListening();
+    if (!this.#responded) this.#reject(toFetchError(error, this.signal));
+    else this.#body?.fail(error);
+  }
+
+  /** `dispatch` threw: nothing was sent. */
+  failBeforeSending(error: unknown): void {
+    this.#stopListening();
+    this.#reject(toFetchError(error, this.signal));
+  }
+
+  #stopListening(): void {
+    this.signal.removeEventListener('abort', this.#onAbort);
+  }
 }

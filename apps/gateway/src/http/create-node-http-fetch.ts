@@ -46,6 +46,27 @@ const MAX_CACHED_TARGETS = 64;
  * Every request header given is sent except hop-by-hop ones, host and
  * content-length; every response header is readable, repeats included.
  */
+/**
+ * The request body as undici takes it. A string or Buffer body stays on
+ * undici's request until the response ends, so every open stream held its
+ * whole prompt once more (issue 19: 100 KB per stream for a 100 KB prompt).
+ * An iterable that hands the bytes over once and forgets them is written the
+ * same way (with the content-length set here, not chunked) and is not kept.
+ */
+export function handOverOnce(body: string | null | undefined, headers: Record<string, string>): Iterable<Buffer> | undefined {
+  // No body: undici sends `content-length: 0` for a POST, as it did for ''.
+  if (body == null || body === '') return undefined;
+  let bytes: Buffer | undefined = Buffer.from(body);
+  headers['content-length'] = String(bytes.byteLength);
+  return {
+    *[Symbol.iterator]() {
+      const chunk = bytes;
+      bytes = undefined;
+      if (chunk !== undefined) yield chunk;
+    },
+  };
+}
+
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHttpFetch {
   const dispatcher = createUpstreamDispatcher(options.env ?? process.env, options.ca);
 
@@ -78,7 +99,9 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHtt
     addUrlCredentials(headers, target.url);
     const method = (init.method ?? 'GET').toUpperCase();
 
-    return dispatchRequest(dispatcher, { origin: target.origin, path: target.path, method, headers, body: init.body ?? undefined }, signal);
+    // undici's Dispatcher.md documents Iterable bodies for dispatch(); its .d.ts leaves them out.
+    const body = handOverOnce(init.body, headers) as Dispatcher.DispatchOptions['body'];
+    return dispatchRequest(dispatcher, { origin: target.origin, path: target.path, method, headers, body }, signal);
   };
 
   return {

@@ -51,25 +51,34 @@ export function readRequestBody(request: IncomingMessage, limitBytes: number): P
     return drained.then(() => Promise.reject(tooLarge(limitBytes)));
   }
   return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
+    let parts: Buffer[] = [];
     let size = 0;
+    // Cleared once settled: the request lives as long as its stream, and a listener still reaching the
+    // bytes (or the promise that holds them) kept a copy of the whole body per open stream (issue 19).
+    let pending: { resolve(body: Buffer): void; reject(error: unknown): void } | undefined = { resolve, reject };
+    const take = (): typeof pending => {
+      const taken = pending;
+      pending = undefined;
+      parts = [];
+      request.off('data', onData);
+      return taken;
+    };
     const onData = (part: Buffer): void => {
       size += part.length;
       if (size <= limitBytes) {
         parts.push(part);
         return;
       }
-      request.off('data', onData);
-      parts.length = 0;
-      void discardRest(request, size, allowance).then(() => reject(tooLarge(limitBytes)));
+      const refused = take();
+      void discardRest(request, size, allowance).then(() => refused?.reject(tooLarge(limitBytes)));
     };
     request.on('data', onData);
     request.once('end', () => {
-      if (size <= limitBytes) resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+      if (pending === undefined) return; // refused: the 413 follows the drain
+      const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      take()?.resolve(body);
     });
-    request.once('error', (error) => {
-      if (size <= limitBytes) reject(error);
-    });
+    request.once('error', (error) => take()?.reject(error));
   });
 }
 

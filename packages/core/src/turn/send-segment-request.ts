@@ -72,9 +72,10 @@ export function withRequestIdHeader(
 
 /**
  * Sends one physical request and reads its stream. I/O lives here only. One
- * async function: each suspended async frame (a generator, its registers, a
- * promise and its reaction) is held for the whole stream of every open turn,
- * and a wrapper awaiting this one was a second (issue 19, per-stream memory).
+ * async function while the stream runs: each suspended async frame (a
+ * generator, its registers, a promise and its reaction) is held for the
+ * whole stream of every open turn, and a wrapper awaiting this one was a
+ * second (issue 19, per-stream memory).
  */
 export async function sendSegmentRequest<Native extends object>(
   options: SendSegmentRequestOptions<Native>,
@@ -82,28 +83,10 @@ export async function sendSegmentRequest<Native extends object>(
   const race = new AbortRace(options.stop);
   try {
     const { adapter, now } = options;
-    const { signal } = race;
     const startedAt = now();
-    const http = adapter.buildHttpRequest(options.native, options.target);
-    const headers = withRequestIdHeader(http.headers, options.requestIdHeader, options.requestId);
-
-    let response: FetchResponse;
-    try {
-      const raced = await race.race(options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }));
-      if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-      response = raced;
-    } catch (thrown) {
-      if (signal.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-      return { stage: 'connect-failed', startedAt, endedAt: now(), thrown };
-    }
-
-    if (!response.ok) {
-      const error = await readHttpError(options, race, response, http.headers);
-      if (error === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
-      return { stage: 'http-error', startedAt, endedAt: now(), error };
-    }
-
-    const body: ByteStream = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    const head = await requestHead(options, race, startedAt);
+    if (head.stage !== 'responded') return head;
+    const body: ByteStream = head.response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
     const facts = await readSegment({
       events: adapter.decodeStream(body),
       race,
@@ -121,6 +104,42 @@ export async function sendSegmentRequest<Native extends object>(
   } finally {
     race.release();
   }
+}
+
+/** A successful response head: its body is the stream to read. */
+interface RespondedHead {
+  stage: 'responded';
+  response: FetchResponse;
+}
+
+/**
+ * Sends the request and reads the response head; a failed attempt when there
+ * is no stream to read. Its own frame, over once the head is in: the built
+ * request, its serialized body (the whole prompt) included, is not held for
+ * the stream (issue 19: a 100 KB prompt was kept once more per open stream).
+ */
+async function requestHead<Native extends object>(
+  options: SendSegmentRequestOptions<Native>,
+  race: AbortRace,
+  startedAt: number,
+): Promise<RespondedHead | SegmentAttempt> {
+  const { adapter, now } = options;
+  const { signal } = race;
+  const http = adapter.buildHttpRequest(options.native, options.target);
+  const headers = withRequestIdHeader(http.headers, options.requestIdHeader, options.requestId);
+  let response: FetchResponse;
+  try {
+    const raced = await race.race(options.fetch(http.url, { method: 'POST', headers, body: http.body, signal }));
+    if (raced === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+    response = raced;
+  } catch (thrown) {
+    if (signal.aborted) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+    return { stage: 'connect-failed', startedAt, endedAt: now(), thrown };
+  }
+  if (response.ok) return { stage: 'responded', response };
+  const error = await readHttpError(options, race, response, http.headers);
+  if (error === ABORTED) return { stage: 'aborted-before-response', startedAt, endedAt: now() };
+  return { stage: 'http-error', startedAt, endedAt: now(), error };
 }
 
 /** An error response's body, classified (R2): its text is read (raced like every await on the wire) and never keeps the key. */
