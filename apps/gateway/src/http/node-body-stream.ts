@@ -107,16 +107,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     this.#signal = signal;
   }
 
-  /** Bytes of the body, in order. */
-  receive(chunk: Buffer): void {
-    this.#onData(chunk);
-  }
-
-  /** The body ended. */
-  complete(): void {
-    this.#onEnd();
-  }
-
   /** The body failed: a socket error (`cause`), or a close before its end (`undefined`). An abort wins over either. */
   fail(cause: unknown): void {
     const aborted = this.#signal.aborted;
@@ -170,7 +160,8 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     return Promise.resolve();
   }
 
-  #onData(chunk: Buffer): void {
+  /** Bytes of the body, in order. */
+  receive(chunk: Buffer): void {
     if (this.#settled) return;
     const waiter = this.#waiters.shift();
     if (waiter !== undefined) {
@@ -182,7 +173,8 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     if (this.#queuedBytes >= MAX_READ_AHEAD_BYTES) this.#control.pause();
   }
 
-  #onEnd(): void {
+  /** The body ended. */
+  complete(): void {
     if (!this.#settle()) return;
     this.#ended = true;
     // Bytes still queued go out on the next read, then the end.
