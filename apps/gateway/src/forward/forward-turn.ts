@@ -124,18 +124,22 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.
     setImmediate(() => context.metrics.ttfb.observe(seconds, { protocol }));
   };
-  try {
-    // Plain literals, no spread: a spread followed by new keys gives each request's options object a
-    // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).
-    await (output !== undefined
+  // Plain literals, no spread: a spread followed by new keys gives each request's options object a
+  // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).
+  const relayed =
+    output !== undefined
       ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs })
-      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte }));
-  } finally {
+      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte });
+  const remembersChain = protocol === 'responses' && body.store !== false;
+  // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
+  // whole stream (issue 19, decision 0291).
+  return relayed.finally(() => {
     response.off('close', onClose);
-    // The turn is recorded (R6.2) on every path, including a client that left.
-    const result = await run.result;
-    if (protocol === 'responses' && body.store !== false) rememberRecoveredResponse(result, context.responseChains);
-  }
+    // The turn is recorded (R6.2) on every path, including a client that left, before this settles.
+    return run.result.then((result) => {
+      if (remembersChain) rememberRecoveredResponse(result, context.responseChains);
+    });
+  });
 }
 
 /** After a recovered Responses turn: the id the client saw (segment 1's last attempt) → the recovery response's id. */

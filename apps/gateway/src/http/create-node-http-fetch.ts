@@ -49,22 +49,36 @@ const MAX_CACHED_TARGETS = 64;
 /**
  * The request body as undici takes it. A string or Buffer body stays on
  * undici's request until the response ends, so every open stream held its
- * whole prompt once more (issue 19: 100 KB per stream for a 100 KB prompt).
- * An iterable that hands the bytes over once and forgets them is written the
- * same way (with the content-length set here, not chunked) and is not kept.
+ * whole prompt once more (issue 19, decision 0292: 100 KiB per stream for a
+ * 100 KiB prompt). An iterable that hands the bytes over once and forgets
+ * them is written the same way (with the content-length set here, not
+ * chunked) and is not kept.
  */
 export function handOverOnce(body: string | null | undefined, headers: Record<string, string>): Iterable<Buffer> | undefined {
   // No body: undici sends `content-length: 0` for a POST, as it did for ''.
   if (body == null || body === '') return undefined;
-  let bytes: Buffer | undefined = Buffer.from(body);
+  const bytes = Buffer.from(body);
   headers['content-length'] = String(bytes.byteLength);
-  return {
-    *[Symbol.iterator]() {
-      const chunk = bytes;
-      bytes = undefined;
-      if (chunk !== undefined) yield chunk;
-    },
-  };
+  return new BytesHandedOverOnce(bytes);
+}
+
+/** A class, not a literal with a generator method: that made a new function, prototype and hidden class per request. */
+class BytesHandedOverOnce implements Iterable<Buffer>, Iterator<Buffer, undefined> {
+  #bytes: Buffer | undefined;
+
+  constructor(bytes: Buffer) {
+    this.#bytes = bytes;
+  }
+
+  [Symbol.iterator](): this {
+    return this;
+  }
+
+  next(): IteratorResult<Buffer, undefined> {
+    const bytes = this.#bytes;
+    this.#bytes = undefined;
+    return bytes === undefined ? { done: true, value: undefined } : { done: false, value: bytes };
+  }
 }
 
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHttpFetch {

@@ -37,6 +37,8 @@ function discardRest(request: IncomingMessage, alreadyRead: number, allowance: n
   });
 }
 
+const ignoreLateError = (): void => undefined;
+
 /**
  * Reads the whole request body. More than `limitBytes` is refused with a 413
  * `TurnError`, after the rest has been drained up to a bound (see
@@ -61,6 +63,9 @@ export function readRequestBody(request: IncomingMessage, limitBytes: number): P
       pending = undefined;
       parts = [];
       request.off('data', onData);
+      request.off('error', onError);
+      // An 'error' with no listener would throw; a shared no-op keeps nothing of this read alive.
+      request.on('error', ignoreLateError);
       return taken;
     };
     const onData = (part: Buffer): void => {
@@ -78,7 +83,8 @@ export function readRequestBody(request: IncomingMessage, limitBytes: number): P
       const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
       take()?.resolve(body);
     });
-    request.once('error', (error) => take()?.reject(error));
+    const onError = (error: Error): void => take()?.reject(error);
+    request.on('error', onError);
   });
 }
 

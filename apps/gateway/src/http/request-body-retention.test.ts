@@ -32,6 +32,7 @@ describe('the prompt is not held again per open stream (issue 19, decision 0292)
     runFullGcs();
     expect(body.deref()).toBeUndefined();
     expect(request.listenerCount('data')).toBe(0);
+    expect(request.listenerCount('error')).toBe(1);
   });
 
   it('the upstream body is handed to undici once, with its length, and not kept by the iterable undici holds', async () => {
