@@ -37,7 +37,10 @@ export class UpstreamResponses {
         this.lastOk = seen;
         if (this.firstOk === undefined) {
           this.firstOk = seen;
-          this.onFirstOk?.(seen);
+          // Dropped once called: it is called once, and the stream would hold it to its end.
+          const onFirstOk = this.onFirstOk;
+          this.onFirstOk = undefined;
+          onFirstOk?.(seen);
         }
         return response;
       }

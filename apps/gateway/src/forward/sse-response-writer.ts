@@ -30,7 +30,6 @@ export class SseResponseWriter {
   private scheduled = false;
   private started = false;
   private drained: Promise<void> | undefined;
-  private readonly flushNow = (): void => this.flush();
 
   constructor(private readonly response: ServerResponse) {}
 
@@ -45,7 +44,8 @@ export class SseResponseWriter {
     this.pending.push(chunk);
     if (this.scheduled) return;
     this.scheduled = true;
-    process.nextTick(this.flushNow);
+    // The writer as the tick's argument: no bound flush per response, held for the whole stream (issue 19).
+    process.nextTick(SseResponseWriter.flushLater, this);
   }
 
   /**
@@ -75,6 +75,10 @@ export class SseResponseWriter {
     this.pending = chunks;
     this.flush();
     this.response.end();
+  }
+
+  private static flushLater(writer: SseResponseWriter): void {
+    writer.flush();
   }
 
   private flush(): void {

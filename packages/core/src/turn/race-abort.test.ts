@@ -11,7 +11,9 @@ function stopSourceOf(signal: AbortSignal): StopSource {
     signal,
     onStop(listener) {
       signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
+    },
+    offStop(listener) {
+      signal.removeEventListener('abort', listener);
     },
   };
 }
@@ -69,13 +71,33 @@ describe('AbortRace (R1.6: an abort ends an in-flight await at once)', () => {
 
     const released = new TurnState(new EventChannel({ lastStep: () => new Promise(() => undefined) }), undefined);
     const listener = vi.fn();
-    const unsubscribe = released.onStop(listener);
-    unsubscribe();
+    const other = vi.fn();
+    released.onStop(listener);
+    released.onStop(other);
+    released.offStop(listener);
     released.stop({ by: 'consumer' });
     expect(listener).not.toHaveBeenCalled();
+    expect(other).toHaveBeenCalledTimes(1);
     const late = vi.fn();
     released.onStop(late);
     expect(late).toHaveBeenCalledTimes(1);
     await expect(new AbortRace(released).race(never<number>())).resolves.toBe(ABORTED);
+  });
+
+  it("TurnState's stop calls every listener subscribed when it began, one slot or more", () => {
+    const state = new TurnState(new EventChannel({ lastStep: () => new Promise(() => undefined) }), undefined);
+    const calls: string[] = [];
+    const second = () => calls.push('second');
+    const third = () => calls.push('third');
+    state.onStop(() => {
+      calls.push('first');
+      state.offStop(second);
+    });
+    state.onStop(second);
+    state.onStop(third);
+    state.stop({ by: 'consumer' });
+    expect(calls).toEqual(['first', 'second', 'third']);
+    state.stop({ by: 'consumer' });
+    expect(calls).toHaveLength(3);
   });
 });

@@ -13,8 +13,10 @@ const ignoreRejection = (): void => undefined;
 export interface StopSource {
   /** Aborts with the stop; it is what the fetch gets. */
   readonly signal: AbortSignal;
-  /** Calls `listener` once when the source stops; returns the unsubscribe. */
-  onStop(listener: () => void): () => void;
+  /** Calls `listener` once when the source stops (at once if it has). */
+  onStop(listener: () => void): void;
+  /** `listener` is not called any more. No unsubscribe closure per request: each was held for its stream (issue 19). */
+  offStop(listener: () => void): void;
 }
 
 interface PendingRace {
@@ -34,7 +36,8 @@ interface PendingRace {
 export class AbortRace {
   /** The races in flight; dropped once empty: a request races only its fetch, then its stream is watched (issue 19). */
   private pending: Set<PendingRace> | undefined;
-  private unsubscribe: (() => void) | undefined;
+  /** Listening to the source (`onAbort`) until `release()`. */
+  private subscribed = false;
   /** Set by our own listener: cheaper than Node 20's `signal.aborted` getter on every await. */
   private fired = false;
   /** The segment reader's one hook (`watch`): its awaits are not raced one by one. */
@@ -63,11 +66,11 @@ export class AbortRace {
   /** `promise`'s value, or `ABORTED` as soon as the signal aborts; a rejection after the abort also reads as `ABORTED`. */
   race<T>(promise: Promise<T>): Promise<T | Aborted> {
     const { signal } = this;
-    if (this.unsubscribe !== undefined ? this.fired : signal.aborted) {
+    if (this.subscribed ? this.fired : signal.aborted) {
       promise.catch(ignoreRejection);
       return Promise.resolve(ABORTED);
     }
-    this.unsubscribe ??= this.source.onStop(this.onAbort);
+    this.subscribe();
     // A source that had already stopped called back at once.
     if (this.fired) {
       promise.catch(ignoreRejection);
@@ -99,7 +102,7 @@ export class AbortRace {
 
   /** Whether the stop has fired (a flag read, once subscribed). */
   get aborted(): boolean {
-    return this.unsubscribe !== undefined ? this.fired : this.signal.aborted;
+    return this.subscribed ? this.fired : this.signal.aborted;
   }
 
   /**
@@ -114,15 +117,20 @@ export class AbortRace {
       return;
     }
     this.watcher = onAbort;
-    this.unsubscribe ??= this.source.onStop(this.onAbort);
+    this.subscribe();
+  }
+
+  private subscribe(): void {
+    if (this.subscribed) return;
+    this.subscribed = true;
+    this.source.onStop(this.onAbort);
   }
 
   /** Drops the subscription (the request is over). */
   release(): void {
-    const { unsubscribe } = this;
-    if (unsubscribe === undefined) return;
-    this.unsubscribe = undefined;
+    if (!this.subscribed) return;
+    this.subscribed = false;
     this.watcher = undefined;
-    unsubscribe();
+    this.source.offStop(this.onAbort);
   }
 }

@@ -24,8 +24,13 @@ export class TurnState implements StopSource {
   /** Keeps this class's hidden class alive across a full GC between turns (see SegmentReader.shapeAnchor). */
   static readonly shapeAnchor = new TurnState(EventChannel.shapeAnchor, undefined);
   readonly controller = new AbortController();
-  /** The segment requests' abort races: called by `stop` itself, no EventTarget listener (decision 0212). */
-  private readonly stopListeners = new Set<() => void>();
+  /**
+   * The segment requests' abort races: called by `stop` itself, no EventTarget listener (decision 0212).
+   * One slot: a turn's requests run one at a time, so a Set (a 120-byte table, held by every open turn,
+   * issue 19) is made only for a second listener at once.
+   */
+  private stopListener: (() => void) | undefined;
+  private moreStopListeners: Set<() => void> | undefined;
   readonly segments: SegmentRecord[] = [];
   private stopCause: StopCause | undefined;
   /** Made with the first warning: most turns have none, and an empty Set is a 120-byte table per open turn (issue 19). */
@@ -48,18 +53,24 @@ export class TurnState implements StopSource {
     this.stopCause = cause;
     // The signal first: the fetch's own listener destroys the request before the races settle, as before.
     this.controller.abort(cause.by === 'host-signal' ? cause.reason : cause.by);
-    const listeners = [...this.stopListeners];
-    this.stopListeners.clear();
-    for (const listener of listeners) listener();
+    const first = this.stopListener;
+    // A copy: a listener may unsubscribe another one, which must still be called.
+    const more = this.moreStopListeners === undefined ? [] : [...this.moreStopListeners];
+    this.stopListener = undefined;
+    this.moreStopListeners = undefined;
+    first?.();
+    for (const listener of more) listener();
   }
 
-  onStop(listener: () => void): () => void {
-    if (this.stopCause !== undefined) {
-      listener();
-      return () => undefined;
-    }
-    this.stopListeners.add(listener);
-    return () => this.stopListeners.delete(listener);
+  onStop(listener: () => void): void {
+    if (this.stopCause !== undefined) listener();
+    else if (this.stopListener === undefined) this.stopListener = listener;
+    else (this.moreStopListeners ??= new Set()).add(listener);
+  }
+
+  offStop(listener: () => void): void {
+    if (this.stopListener === listener) this.stopListener = undefined;
+    else this.moreStopListeners?.delete(listener);
   }
 
   /** The error that stands for the stop: ABORTED for host/consumer, the named time limit otherwise (R4.9). */
