@@ -72,9 +72,10 @@ export async function executeTurn<Native extends object>(
 
   // R4.7: the whole-turn limit runs from segment 1's start; `streamRecovery: false` → no client-side limit (R4.8).
   const turnDeadlineAt = recovery.enabled ? turnStartedAt + recovery.turnTimeoutMs : undefined;
-  let disarm = (): void => undefined;
+  // The timer itself, not a disarm closure: whatever the turn keeps, every open stream holds (issue 19).
+  let limitTimer: ReturnType<typeof setTimeout> | undefined;
   const armSegmentLimit = (segmentIndex: 0 | 1): void => {
-    disarm();
+    clearTimeout(limitTimer);
     if (!recovery.enabled || turnDeadlineAt === undefined) return;
     const limit = pickSegmentTimeLimit(
       segmentIndex,
@@ -83,7 +84,7 @@ export async function executeTurn<Native extends object>(
       recovery.turnTimeoutMs,
       recovery.recoverySegmentTimeoutMs,
     );
-    disarm = armTimer(limit.firesAt - now(), () => state.stop({ by: 'time-limit', segmentIndex, limit }));
+    limitTimer = armTimer(limit.firesAt - now(), () => state.stop({ by: 'time-limit', segmentIndex, limit }));
   };
 
   // The warnings snapshot is taken when the sample is recorded; it never changes afterwards (R4.11).
@@ -129,7 +130,7 @@ export async function executeTurn<Native extends object>(
     }).then((attempt) => judgeSegmentRun(attempt, segmentIndex, requestId, state));
 
   const end = (ending: TurnEnding): TurnResult => {
-    disarm();
+    clearTimeout(limitTimer);
     for (const signal of hostSignals) signal.removeEventListener('abort', onHostAbort);
     return finishTurn(ending, { state, protocol, model, turnStartedAt, now });
   };

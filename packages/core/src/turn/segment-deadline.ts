@@ -61,8 +61,7 @@ export function createTimeLimitError(segmentIndex: 0 | 1, limit: SegmentTimeLimi
   });
 }
 
-/** setTimeout-based (fake-timer friendly); returns a disarm function. */
-export function armTimer(delayMs: number, onFire: () => void): () => void {
-  const handle = setTimeout(onFire, Math.max(0, delayMs));
-  return () => clearTimeout(handle);
+/** setTimeout-based (fake-timer friendly); returns the timer, for clearTimeout. */
+export function armTimer(delayMs: number, onFire: () => void): ReturnType<typeof setTimeout> {
+  return setTimeout(onFire, Math.max(0, delayMs));
 }
