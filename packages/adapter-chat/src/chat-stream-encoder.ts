@@ -25,7 +25,8 @@ export class ChatChunkEncoder {
   private created = Math.floor(Date.now() / 1000);
   private roleSent = false;
   private usage: Usage | undefined;
-  private readonly toolCallIndexes = new Map<string, { index: number; sentInput: string }>();
+  /** Made with the first tool call: a gateway holds an encoder per open stream, and most have none (issue 19). */
+  private toolCallIndexes: Map<string, { index: number; sentInput: string }> | undefined;
   /** False while `observe` runs: records are not rendered (no JSON.stringify), state still advances. */
   private rendering = true;
 
@@ -56,8 +57,9 @@ export class ChatChunkEncoder {
         // The compatible servers' field (DeepSeek); vercel/ai and codex read it.
         return [this.deltaRecord({ reasoning_content: event.delta })];
       case 'tool-call-start': {
-        const index = this.toolCallIndexes.size;
-        this.toolCallIndexes.set(event.toolCallId, { index, sentInput: '' });
+        const indexes = (this.toolCallIndexes ??= new Map());
+        const index = indexes.size;
+        indexes.set(event.toolCallId, { index, sentInput: '' });
         const call = { index, id: event.toolCallId, type: 'function', function: { name: event.toolName, arguments: '' } };
         return [this.deltaRecord({ tool_calls: [call] })];
       }
@@ -65,7 +67,7 @@ export class ChatChunkEncoder {
         return this.toolInputRecords(event.toolCallId, event.delta);
       case 'tool-call-end': {
         // Send whatever part of the final input the deltas did not carry (a producer may give only the end).
-        const state = this.toolCallIndexes.get(event.toolCallId);
+        const state = this.toolCallIndexes?.get(event.toolCallId);
         if (state === undefined) {
           return [...this.encode({ type: 'tool-call-start', toolCallId: event.toolCallId, toolName: event.toolName }), ...this.toolInputRecords(event.toolCallId, event.input)];
         }
@@ -107,7 +109,7 @@ export class ChatChunkEncoder {
   }
 
   private toolInputRecords(toolCallId: string, input: string): string[] {
-    const state = this.toolCallIndexes.get(toolCallId);
+    const state = this.toolCallIndexes?.get(toolCallId);
     if (state === undefined || input === '') return [];
     state.sentInput += input;
     return [this.deltaRecord({ tool_calls: [{ index: state.index, function: { arguments: input } }] })];

@@ -11,6 +11,9 @@ export interface SplicingSseOutputOptions {
 
 type Mode = 'holding' | 'raw' | 'encode';
 
+/** Where output goes before `start`: one function for every instance, not a closure each. */
+const writeNothing = (): void => undefined;
+
 /**
  * The SSE the client gets (R8.2, issue 7): the upstream's own bytes while
  * nothing needs changing, the adapter's encoder from a splice point on.
@@ -35,7 +38,7 @@ export class SplicingSseOutput implements UpstreamByteTap {
   readonly #options: SplicingSseOutputOptions;
   /** Made on first use, after the upstream request went out: not on the first-byte path of every request. */
   #encoderMade: SpliceableSseEncoder | undefined;
-  #write: (chunk: string | Uint8Array) => void = () => undefined;
+  #write: (chunk: string | Uint8Array) => void = writeNothing;
   #mode: Mode = 'holding';
   #bodies = 0;
   /** The raw body ended or was replaced (a new body started): nothing more of it may be written. */
