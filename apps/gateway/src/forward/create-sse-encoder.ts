@@ -17,28 +17,53 @@ export interface SpliceableSseEncoder extends SseTextEncoder {
  * The adapters' own encoder classes, driven directly: the same bytes as their
  * `encodeStream` (R7.3) without a ReadableStream pull and two promise hops
  * per event, which measured as a visible share of the gateway's per-chunk
- * cost at 50 streams (bench/README.md).
+ * cost at 50 streams (bench/README.md). Small classes, not literals of three
+ * closures: the relay holds its encoder for the whole stream (issue 19).
  */
 export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   switch (protocol) {
-    case 'chat': {
-      const encoder = new ChatChunkEncoder();
-      return {
-        encodeEvent: (event) => joinRecords(encoder.encode(event)),
-        observe: (event) => encoder.observe(event),
-        finish: () => joinRecords(encoder.finish()),
-      };
-    }
-    case 'messages': {
-      const encoder = new MessagesStreamEncoder();
-      return { encodeEvent: (event) => encoder.encodeEvent(event), observe: (event) => encoder.observe(event), finish: () => '' };
-    }
+    case 'chat':
+      return new ChatSseTextEncoder();
+    case 'messages':
+      return new MessagesSseTextEncoder();
     case 'responses':
       return new ResponsesStreamEncoder();
     default: {
       const _exhaustive: never = protocol;
       return _exhaustive;
     }
+  }
+}
+
+class ChatSseTextEncoder implements SpliceableSseEncoder {
+  readonly #encoder = new ChatChunkEncoder();
+
+  encodeEvent(event: TurnEvent): string {
+    return joinRecords(this.#encoder.encode(event));
+  }
+
+  observe(event: TurnEvent): void {
+    this.#encoder.observe(event);
+  }
+
+  finish(): string {
+    return joinRecords(this.#encoder.finish());
+  }
+}
+
+class MessagesSseTextEncoder implements SpliceableSseEncoder {
+  readonly #encoder = new MessagesStreamEncoder();
+
+  encodeEvent(event: TurnEvent): string {
+    return this.#encoder.encodeEvent(event);
+  }
+
+  observe(event: TurnEvent): void {
+    this.#encoder.observe(event);
+  }
+
+  finish(): string {
+    return '';
   }
 }
 

@@ -19,6 +19,11 @@ export interface StopSource {
   offStop(listener: () => void): void;
 }
 
+/** Who `AbortRace.watch` tells of the stop. */
+export interface AbortWatcher {
+  onRaceAborted(): void;
+}
+
 interface PendingRace {
   settle(value: Aborted): void;
   promise: Promise<unknown>;
@@ -41,12 +46,12 @@ export class AbortRace {
   /** Set by our own listener: cheaper than Node 20's `signal.aborted` getter on every await. */
   private fired = false;
   /** The segment reader's one hook (`watch`): its awaits are not raced one by one. */
-  private watcher: (() => void) | undefined;
+  private watcher: AbortWatcher | undefined;
   private readonly onAbort = (): void => {
     this.fired = true;
     const watcher = this.watcher;
     this.watcher = undefined;
-    watcher?.();
+    watcher?.onRaceAborted();
     const pending = this.pending;
     this.pending = undefined;
     if (pending !== undefined) {
@@ -106,17 +111,18 @@ export class AbortRace {
   }
 
   /**
-   * Calls `onAbort` once when the stop fires — at once if it already has.
-   * One slot, for the segment's pull loop: it checks `aborted` after each
-   * await instead of racing it, so an event costs no Promise and no Set
-   * entry (issue 19: `race` was ≈ 280 ms of a 1.43 s runTurn profile).
+   * Calls `watcher.onRaceAborted()` once when the stop fires — at once if it
+   * already has. One slot, for the segment's pull loop: it checks `aborted`
+   * after each await instead of racing it, so an event costs no Promise and no
+   * Set entry (issue 19: `race` was ≈ 280 ms of a 1.43 s runTurn profile). An
+   * object with a method, not a closure the open stream would hold.
    */
-  watch(onAbort: () => void): void {
+  watch(watcher: AbortWatcher): void {
     if (this.aborted) {
-      onAbort();
+      watcher.onRaceAborted();
       return;
     }
-    this.watcher = onAbort;
+    this.watcher = watcher;
     this.subscribe();
   }
 

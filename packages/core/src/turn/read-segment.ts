@@ -10,7 +10,7 @@ import {
   type SegmentFacts,
 } from './segment-facts.js';
 import type { EventChannel, HandOverListener } from './event-channel.js';
-import type { AbortRace } from './race-abort.js';
+import type { AbortRace, AbortWatcher } from './race-abort.js';
 
 export type { SegmentEnd, SegmentFacts } from './segment-facts.js';
 
@@ -81,7 +81,7 @@ const ANCHOR_OPTIONS = {
   blockIdPrefix: '',
 } as unknown as ReadSegmentOptions;
 
-class SegmentReader implements HandOverListener {
+class SegmentReader implements HandOverListener, AbortWatcher {
   /**
    * One idle reader (and its facts object) held for the life of the module,
    * so their hidden classes — and the optimised per-event code built on them —
@@ -154,8 +154,13 @@ class SegmentReader implements HandOverListener {
   start(): void {
     // A decoder may hold events before its first read; they count as output from now.
     this.batchReadAt = this.now();
-    this.race.watch(() => this.end('aborted'));
+    this.race.watch(this);
     this.drive();
+  }
+
+  /** The request's stop fired (R1.6): the segment ends at once, whatever it awaits. */
+  onRaceAborted(): void {
+    this.end('aborted');
   }
 
   /** Settles the segment once; every end but a plain EOF or a read failure closes the decoder. */
