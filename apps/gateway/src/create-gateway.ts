@@ -6,7 +6,6 @@ import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } fro
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
 import { ResponseIdChains } from './forward/response-id-chains.js';
 import { createNodeHttpFetch, type NodeHttpFetch } from './http/create-node-http-fetch.js';
-import { createClientError } from './http/protocol-error-body.js';
 import { sendJson, sendProtocolError } from './http/send-json.js';
 import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
 import { startMockUpstream, type MockUpstreamHandle } from './mock-upstream.js';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
-import { sendJson, sendProtocolError } from '../http/send-json.js';
+import { sendJson } from '../http/send-json.js';
 import { selectRelayedResponseHeaders } from './forwarded-headers.js';
 import type { UpstreamResponses } from './record-upstream-responses.js';
 import { sendFinalFailure } from './send-final-failure.js';

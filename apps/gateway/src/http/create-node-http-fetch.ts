@@ -1,4 +1,4 @@
-import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import type { FetchFunction } from '@turnguard/core';
 import type { Dispatcher } from 'undici';
 import { createUpstreamDispatcher, type GatewayEnv } from './create-node-http-fetch-dispatcher.js';
 import { addUrlCredentials, readRequestHeaders } from './create-node-http-fetch-headers.js';

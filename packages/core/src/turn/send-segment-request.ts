@@ -2,7 +2,6 @@ import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapte
 import { attachPairingDiagnostic, readPairingTokens } from '../errors/attach-pairing-diagnostic.js';
 import { collectCredentialValues, redactCredentialText } from '../retry/redact-credentials.js';
 import type { TurnError } from '../errors/turn-error.js';
-import type { TurnEvent } from '../types/turn-event.js';
 import type { ByteStream } from '../sse/byte-stream.js';
 import { ABORTED, AbortRace, type Aborted, type StopSource } from './race-abort.js';
 import { readSegment, type ReadSegmentOptions, type SegmentFacts } from './read-segment.js';
