@@ -1,13 +1,9 @@
-import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { hasFastProperties, haveSameMap } from '../internal/v8-probes.test-helper.js';
 import { withRetry, type AttemptContext } from './with-retry.js';
 
 // Issue 19, decision 0291: runTurn's attempt context lives as long as its
-// stream, so its layout is memory per open stream. V8's own checks, compiled
-// after the flag is set (as testkit's hidden-class probes are).
-setFlagsFromString('--allow-natives-syntax');
-const hasFastProperties = new Function('object', 'return %HasFastProperties(object);') as (object: object) => boolean;
-const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b);') as (a: object, b: object) => boolean;
+// stream, so its layout is memory per open stream.
 
 async function contextsOfTwoAttempts(): Promise<AttemptContext[]> {
   const contexts: AttemptContext[] = [];

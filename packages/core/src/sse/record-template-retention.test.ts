@@ -1,10 +1,6 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { collectGarbage } from '../internal/v8-probes.test-helper.js';
 import { RecordTemplate } from './record-template.js';
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
 
 const template = RecordTemplate.learn('{"delta":{"text":"Hi"}}', {
   valueKey: 'text',

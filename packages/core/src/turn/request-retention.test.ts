@@ -1,6 +1,5 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { collectGarbage } from '../internal/v8-probes.test-helper.js';
 import { runTurn } from './run-turn.js';
 import { createFakeFetch, fakeAdapter, type FakeNative } from './fake-wire.test-helper.js';
 import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
@@ -8,8 +7,6 @@ import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 // Issue 19, decision 0292: a gateway turn lives as long as its stream, so the
 // built request (its serialized body is the whole prompt) must not be held
 // while the stream runs. Checked with V8's own collector.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('runTurn does not hold the built request while its stream runs (issue 19, decision 0292)', () => {
@@ -39,8 +36,8 @@ describe('runTurn does not hold the built request while its stream runs (issue 1
     // The stream is open (the upstream hangs): the turn waits in its segment read.
     const waiting = events.next();
     await settle();
-    gc();
-    gc();
+    collectGarbage();
+    collectGarbage();
     expect(built).toHaveLength(1);
     expect(built[0]!.deref()).toBeUndefined();
     await events.return?.();

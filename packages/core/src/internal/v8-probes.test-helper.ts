@@ -1,0 +1,32 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+// V8's own checks for core's memory tests (core cannot use testkit's, which
+// depends on core). The flags apply to code compiled after they are set, so
+// the probes are compiled here, once, lazily.
+let probes: { collectGarbage: () => void; hasFastProperties: (object: object) => boolean; haveSameMap: (a: object, b: object) => boolean } | undefined;
+
+function loadProbes(): NonNullable<typeof probes> {
+  setFlagsFromString('--expose-gc');
+  setFlagsFromString('--allow-natives-syntax');
+  return {
+    collectGarbage: runInNewContext('gc') as () => void,
+    hasFastProperties: new Function('object', 'return %HasFastProperties(object);') as (object: object) => boolean,
+    haveSameMap: new Function('a', 'b', 'return %HaveSameMap(a, b);') as (a: object, b: object) => boolean,
+  };
+}
+
+/** A full GC (`gc()` from --expose-gc). */
+export function collectGarbage(): void {
+  (probes ??= loadProbes()).collectGarbage();
+}
+
+/** True when V8 keeps `object` out of dictionary mode (`%HasFastProperties`). */
+export function hasFastProperties(object: object): boolean {
+  return (probes ??= loadProbes()).hasFastProperties(object);
+}
+
+/** True when V8 gives `a` and `b` the same hidden class (`%HaveSameMap`). */
+export function haveSameMap(a: object, b: object): boolean {
+  return (probes ??= loadProbes()).haveSameMap(a, b);
+}
