@@ -4,6 +4,7 @@ import { createUpstreamDispatcher, type GatewayEnv } from './create-node-http-fe
 import { addUrlCredentials, readRequestHeaders } from './create-node-http-fetch-headers.js';
 import { createAbortError } from './node-body-stream.js';
 import { dispatchRequest } from './create-node-http-fetch-handler.js';
+import { handOverOnce } from './hand-over-once.js';
 
 /** A FetchFunction over undici's dispatcher API, plus the keep-alive pools it owns. */
 export interface NodeHttpFetch {
@@ -44,43 +45,9 @@ const MAX_CACHED_TARGETS = 64;
  * - the body is core's `ByteStream` (decision 0205), delivered as it arrives
  *   (R8.2), content-decoded like fetch's (gzip, deflate raw or zlib, br, stacked).
  * Every request header given is sent except hop-by-hop ones, host and
- * content-length; every response header is readable, repeats included.
+ * content-length (set from the body, handed to undici once: hand-over-once.ts);
+ * every response header is readable, repeats included.
  */
-/**
- * The request body as undici takes it. A string or Buffer body stays on
- * undici's request until the response ends, so every open stream held its
- * whole prompt once more (issue 19, decision 0292: 100 KiB per stream for a
- * 100 KiB prompt). An iterable that hands the bytes over once and forgets
- * them is written the same way (with the content-length set here, not
- * chunked) and is not kept.
- */
-export function handOverOnce(body: string | null | undefined, headers: Record<string, string>): Iterable<Buffer> | undefined {
-  // No body: undici sends `content-length: 0` for a POST, as it did for ''.
-  if (body == null || body === '') return undefined;
-  const bytes = Buffer.from(body);
-  headers['content-length'] = String(bytes.byteLength);
-  return new BytesHandedOverOnce(bytes);
-}
-
-/** A class, not a literal with a generator method: that made a new function, prototype and hidden class per request. */
-class BytesHandedOverOnce implements Iterable<Buffer>, Iterator<Buffer, undefined> {
-  #bytes: Buffer | undefined;
-
-  constructor(bytes: Buffer) {
-    this.#bytes = bytes;
-  }
-
-  [Symbol.iterator](): this {
-    return this;
-  }
-
-  next(): IteratorResult<Buffer, undefined> {
-    const bytes = this.#bytes;
-    this.#bytes = undefined;
-    return bytes === undefined ? { done: true, value: undefined } : { done: false, value: bytes };
-  }
-}
-
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHttpFetch {
   const dispatcher = createUpstreamDispatcher(options.env ?? process.env, options.ca);
 
