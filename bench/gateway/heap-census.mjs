@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ask, startChild, stopChild, streamOnce } from './bench-client.mjs';
+import { ask, chatStreamBody, startChild, stopChild, streamOnce } from './bench-client.mjs';
 import { bundleGateway } from './gateway-bundle.mjs';
 
 const [kind = 'gateway', streamsText = '200', topText = '40'] = process.argv.slice(2);
@@ -24,7 +24,7 @@ const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs
 const { child, info } = await startChild(['--expose-gc', join(root, 'bench/gateway/one-proxy-server.mjs'), proxyArgs[0], String(upstream.info.port), ...proxyArgs.slice(1)]);
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const promptKib = Number(process.env.BENCH_PROMPT_KB ?? 0);
-const body = (model) => JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: model === 'bench' && promptKib > 0 ? 'x'.repeat(promptKib * 1024) : 'hello' }] });
+const body = (model) => chatStreamBody(model, model === 'bench' ? promptKib : 0);
 
 /** Count and self size per "type:name" in a V8 heap snapshot file. */
 async function census(file) {

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ask, median, medianRange, startChild, stopChild, streamOnce } from './bench-client.mjs';
+import { ask, chatStreamBody, median, medianRange, startChild, stopChild, streamOnce } from './bench-client.mjs';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
 import { bundleGateway } from './gateway-bundle.mjs';
 
@@ -62,8 +62,8 @@ if (baselineRef !== undefined) proxies.push({ name: `gateway @ ${baselineRef}`, 
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`]);
 // --prompt-kb N: the measured streams carry an N KiB prompt, as an agent's turn does (decision 0292); the warm-up stays small.
 const promptKib = Number(args['prompt-kb']);
-const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: promptKib > 0 ? 'x'.repeat(promptKib * 1024) : 'hello' }] });
-const warmupBody = JSON.stringify({ model: 'bench-warmup', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+const body = chatStreamBody('bench', promptKib);
+const warmupBody = chatStreamBody('bench-warmup');
 const MiB = 1024 * 1024;
 const midStreamMs = 0.4 * Number(args.chunks) * ((Number(args.interval) + Number(args['max-interval'])) / 2);
 
