@@ -136,6 +136,14 @@ class SegmentReader implements HandOverListener, AbortWatcher {
    * hidden class the idle shapeAnchor does not share.
    */
   private batchReadAt = Number.NaN;
+  /**
+   * The current batch's output time is in the facts. A flag, not
+   * `facts.lastOutputAt !== batchReadAt`: that field starts `undefined`, so
+   * the comparison was generic and boxed the double into a new heap number
+   * on every event (16 bytes and a builtin call per event, `--print-opt-code`;
+   * issue 19).
+   */
+  private batchTimeNoted = false;
 
   constructor(
     options: ReadSegmentOptions,
@@ -153,9 +161,15 @@ class SegmentReader implements HandOverListener, AbortWatcher {
 
   start(): void {
     // A decoder may hold events before its first read; they count as output from now.
-    this.batchReadAt = this.now();
+    this.noteBatchRead();
     this.race.watch(this);
     this.drive();
+  }
+
+  /** A new batch came off the wire (or the segment starts): its content is output from now. */
+  private noteBatchRead(): void {
+    this.batchReadAt = this.now();
+    this.batchTimeNoted = false;
   }
 
   /** The request's stop fired (R1.6): the segment ends at once, whatever it awaits. */
@@ -241,7 +255,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     }
     if (this.settled) return;
     if (step.done === true) return this.end('eof');
-    this.batchReadAt = this.now();
+    this.noteBatchRead();
     try {
       if (this.take(step.value)) return;
     } catch (error) {
@@ -390,7 +404,8 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     }
     const content = isContent(event);
     // Written once per batch: a double stored into these fields is a new heap number each time.
-    if (content && facts.lastOutputAt !== this.batchReadAt) {
+    if (content && !this.batchTimeNoted) {
+      this.batchTimeNoted = true;
       facts.firstOutputAt ??= this.batchReadAt;
       facts.lastOutputAt = this.batchReadAt;
     }
