@@ -227,3 +227,50 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
     expect(facts).toMatchObject({ end: 'eof', firstOutputAt: undefined, lastOutputAt: undefined });
   });
 });
+
+describe('readSegment records what each event type tells, reading its type once (R4.1, R4.5; issue 19)', () => {
+  const finished: DecodedStreamEvent[] = [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }];
+  /** Every event the host was handed, pulling again at once. */
+  function recordingChannel(): { channel: ReadSegmentOptions['channel']; handed: TurnEvent[] } {
+    const handed: TurnEvent[] = [];
+    return { handed, channel: { handOver: (event, listener) => void (handed.push(event), queueMicrotask(() => listener.resume())) } };
+  }
+
+  it('an event type this version does not know is skipped: not handed over, not output', async () => {
+    const future = { type: 'citation-delta', id: 'c', delta: 'ref' } as unknown as DecodedStreamEvent;
+    const { channel, handed } = recordingChannel();
+    const facts = await readSegment({ ...options(newState(), batchedEvents([future, { type: 'stream-end', terminalFrameSeen: false }]).events, async () => undefined), channel, now: () => 7 });
+    expect(handed).toEqual([]);
+    expect(facts).toMatchObject({ end: 'eof', outputConsumed: false, textProduced: false, firstOutputAt: undefined });
+  });
+
+  it('a recovery segment’s tool call is output (R4.1) that never reaches the host (R4.5)', async () => {
+    const call: DecodedStreamEvent[] = [
+      { type: 'tool-call-start', toolCallId: 'c1', toolName: 'run' },
+      { type: 'tool-call-delta', toolCallId: 'c1', delta: '{}' },
+      { type: 'tool-call-end', toolCallId: 'c1', toolName: 'run', input: '{}' },
+    ];
+    const { channel, handed } = recordingChannel();
+    const wire = batchedEvents([{ type: 'text-start', id: 't' }, ...call, { type: 'text-delta', id: 't', delta: 'done' }, ...finished]);
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel, forwardToolCalls: false, now: () => 7 });
+    expect(handed.map((event) => event.type)).toEqual(['text-start', 'text-delta']);
+    expect(facts).toMatchObject({ end: 'terminal', toolCallProduced: true, firstOutputAt: 7 });
+  });
+
+  it('empty deltas are not content and whitespace is not visible text; a redacted reasoning block is content', async () => {
+    const { channel, handed } = recordingChannel();
+    const wire = batchedEvents([
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: '' },
+      { type: 'reasoning-delta', id: 'r', delta: '' },
+      { type: 'text-delta', id: 't', delta: ' \n' },
+      { type: 'text-end', id: 't' },
+      { type: 'reasoning-start', id: 'r2', redacted: true },
+      ...finished,
+    ]);
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel });
+    // The empty deltas are held with the block start and go out ahead of the first content.
+    expect(handed.map((event) => event.type)).toEqual(['text-start', 'text-delta', 'reasoning-delta', 'text-delta', 'text-end', 'reasoning-start']);
+    expect(facts).toMatchObject({ end: 'terminal', textProduced: true, nonWhitespaceText: false, outputConsumed: true });
+  });
+});

@@ -2,10 +2,9 @@ import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import {
   createFacts,
   isContent,
-  isToolCallEvent,
+  isContentBlockStart,
   withBlockPrefix,
   type MetadataEvent,
-  type NonOutputType,
   type SegmentEnd,
   type SegmentFacts,
 } from './segment-facts.js';
@@ -267,7 +266,29 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   /** Records one decoded event in the facts; true once it went to the host (wait for its pull) or ended the segment. */
   private take(event: DecodedStreamEvent): boolean {
     const { facts } = this;
+    // One read of `type` per event, content events first: across a dozen event
+    // shapes each read is a megamorphic load. A second switch for the output
+    // events cost 1–4 % of runTurn's time (bench/decode/turn-memory-run.mjs, issue 19).
     switch (event.type) {
+      case 'text-delta':
+        return this.takeOutput(event, this.noteTextDelta(event.delta));
+      case 'reasoning-delta':
+        if (this.reasoningParts.push(event.delta) === REASONING_JOIN_EVERY) this.joinReasoning();
+        return this.takeOutput(event, event.delta !== '');
+      case 'tool-call-start':
+      case 'tool-call-delta':
+      case 'tool-call-end':
+        facts.toolCallProduced = true;
+        if (this.forwardToolCalls) return this.takeOutput(event, true);
+        // R4.5: the recovery segment's tool calls count as its output but never reach the host.
+        this.noteOutputTime();
+        return false;
+      case 'reasoning-start':
+        return this.takeOutput(event, isContentBlockStart(event));
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-end':
+        return this.takeOutput(event, false);
       case 'stream-end':
         facts.terminalFrameSeen = event.terminalFrameSeen;
         // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
@@ -303,15 +324,18 @@ class SegmentReader implements HandOverListener, AbortWatcher {
       case 'tombstone':
         // Lifecycle events belong to runTurn, not to a decoder.
         return false;
-      default:
-        return this.takeOutput(event);
+      default: {
+        // An event type this version does not know: skipped, never treated as output.
+        const _exhaustive: never = event;
+        void _exhaustive;
+        return false;
+      }
     }
   }
 
-  private takeOutput(event: Exclude<TurnEvent, { type: NonOutputType }>): boolean {
-    const content = this.noteOutputEvent(event);
-    if (content === undefined) return false;
-    if (!this.forwardToolCalls && isToolCallEvent(event)) return false;
+  /** A content or block event (R4.1: content is what makes a retry visible): to the host, or held until content. */
+  private takeOutput(event: TurnEvent, content: boolean): boolean {
+    if (content) this.noteOutputTime();
     if (!this.facts.outputConsumed) {
       if (!content) {
         this.heldEvents.push(event);
@@ -370,45 +394,25 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     return true;
   }
 
-  /**
-   * Records what a content or block event tells about the segment: true when
-   * it is content (R4.1), false for a block boundary, undefined for an event
-   * type this version does not know (skipped, never treated as output).
-   */
-  private noteOutputEvent(event: Exclude<TurnEvent, { type: NonOutputType }>): boolean | undefined {
+  /** A text delta's facts (R4.1, R4.2); true when it is content (not empty). */
+  private noteTextDelta(delta: string): boolean {
+    if (delta === '') return false;
     const { facts } = this;
-    switch (event.type) {
-      case 'tool-call-start':
-      case 'tool-call-delta':
-      case 'tool-call-end':
-        facts.toolCallProduced = true;
-        break;
-      case 'text-delta':
-        if (event.delta !== '') facts.textProduced = true;
-        // trim() allocates: once one non-whitespace delta was seen, the rest need no check.
-        if (!facts.nonWhitespaceText && event.delta.trim() !== '') facts.nonWhitespaceText = true;
-        break;
-      case 'reasoning-delta':
-        if (this.reasoningParts.push(event.delta) === REASONING_JOIN_EVERY) this.joinReasoning();
-        break;
-      case 'text-start':
-      case 'text-end':
-      case 'reasoning-start':
-      case 'reasoning-end':
-        break;
-      default: {
-        const _exhaustive: never = event;
-        void _exhaustive;
-        return undefined;
-      }
-    }
-    const content = isContent(event);
-    // Written once per batch: a double stored into these fields is a new heap number each time.
-    if (content && !this.batchTimeNoted) {
-      this.batchTimeNoted = true;
-      facts.firstOutputAt ??= this.batchReadAt;
-      facts.lastOutputAt = this.batchReadAt;
-    }
-    return content;
+    facts.textProduced = true;
+    // trim() allocates: once one non-whitespace delta was seen, the rest need no check.
+    if (!facts.nonWhitespaceText && delta.trim() !== '') facts.nonWhitespaceText = true;
+    return true;
+  }
+
+  /**
+   * A content event of the current batch: the batch's read time is its
+   * output time (R5.4). Written once per batch (`batchTimeNoted`): a double
+   * stored into these fields is a new heap number each time.
+   */
+  private noteOutputTime(): void {
+    if (this.batchTimeNoted) return;
+    this.batchTimeNoted = true;
+    this.facts.firstOutputAt ??= this.batchReadAt;
+    this.facts.lastOutputAt = this.batchReadAt;
   }
 }

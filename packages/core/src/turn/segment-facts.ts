@@ -28,14 +28,14 @@ export interface SegmentFacts {
   responseId: string | undefined;
 }
 
-
+/** Content is what makes a retry visible to the host (R4.1); readSegment's `take` applies the same rules per case. */
 export function isContent(event: TurnEvent): boolean {
   switch (event.type) {
     case 'text-delta':
     case 'reasoning-delta':
       return event.delta !== '';
     case 'reasoning-start':
-      return event.redacted === true || event.encrypted !== undefined;
+      return isContentBlockStart(event);
     case 'tool-call-start':
     case 'tool-call-delta':
     case 'tool-call-end':
@@ -45,8 +45,9 @@ export function isContent(event: TurnEvent): boolean {
   }
 }
 
-export function isToolCallEvent(event: TurnEvent): boolean {
-  return event.type === 'tool-call-start' || event.type === 'tool-call-delta' || event.type === 'tool-call-end';
+/** A reasoning block that opens with what the host must see: redacted, or carrying encrypted content. */
+export function isContentBlockStart(event: Extract<TurnEvent, { type: 'reasoning-start' }>): boolean {
+  return event.redacted === true || event.encrypted !== undefined;
 }
 
 export function withBlockPrefix(event: TurnEvent, prefix: string): TurnEvent {
@@ -85,15 +86,3 @@ export function createFacts(): SegmentFacts {
   };
 }
 
-
-export type NonOutputType =
-  | 'stream-end'
-  | 'usage'
-  | 'finish'
-  | 'error'
-  | 'warning'
-  | 'response-metadata'
-  | 'retry'
-  | 'heartbeat'
-  | 'recovery-start'
-  | 'tombstone';
