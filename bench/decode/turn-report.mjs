@@ -4,14 +4,14 @@
 import { median } from './report.mjs';
 
 /** Median and range over processes of `pick(process medians)`; undefined when a variant was not run. */
-function summarise(perProcess, pick) {
+export function summarise(perProcess, pick) {
   const values = perProcess.map(pick);
   if (values.some((value) => !Number.isFinite(value))) return undefined;
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
-const show = (stat, digits = 2) => (stat === undefined ? '—' : `${stat.median.toFixed(digits)} (${stat.min.toFixed(digits)}–${stat.max.toFixed(digits)})`);
-const times = (a, b) => (row) => row[b] / row[a];
+export const show = (stat, digits = 2) => (stat === undefined ? '—' : `${stat.median.toFixed(digits)} (${stat.min.toFixed(digits)}–${stat.max.toFixed(digits)})`);
+export const times = (a, b) => (row) => row[b] / row[a];
 
 export function formatTurnTable(meta, cells) {
   const base = meta.ref;
