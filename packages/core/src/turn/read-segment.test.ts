@@ -228,12 +228,12 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
   });
 });
 
-describe('readSegment records what each event type tells, reading its type once (R4.1, R4.5; issue 19)', () => {
+describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)', () => {
   const finished: DecodedStreamEvent[] = [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }];
   /** Every event the host was handed, pulling again at once. */
   function recordingChannel(): { channel: ReadSegmentOptions['channel']; handed: TurnEvent[] } {
     const handed: TurnEvent[] = [];
-    return { handed, channel: { handOver: (event, listener) => void (handed.push(event), queueMicrotask(() => listener.resume())) } };
+    return { handed, channel: { handOver: (event, listener) => (handed.push(event), pullEveryEvent.handOver(event, listener)) } };
   }
 
   it('an event type this version does not know is skipped: not handed over, not output', async () => {
@@ -257,20 +257,31 @@ describe('readSegment records what each event type tells, reading its type once 
     expect(facts).toMatchObject({ end: 'terminal', toolCallProduced: true, firstOutputAt: 7 });
   });
 
-  it('empty deltas are not content and whitespace is not visible text; a redacted reasoning block is content', async () => {
+  it('empty deltas are not content and whitespace is not visible text', async () => {
     const { channel, handed } = recordingChannel();
     const wire = batchedEvents([
       { type: 'text-start', id: 't' },
       { type: 'text-delta', id: 't', delta: '' },
       { type: 'reasoning-delta', id: 'r', delta: '' },
-      { type: 'text-delta', id: 't', delta: ' \n' },
-      { type: 'text-end', id: 't' },
-      { type: 'reasoning-start', id: 'r2', redacted: true },
-      ...finished,
+      { type: 'stream-end', terminalFrameSeen: false },
     ]);
     const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel });
-    // The empty deltas are held with the block start and go out ahead of the first content.
-    expect(handed.map((event) => event.type)).toEqual(['text-start', 'text-delta', 'reasoning-delta', 'text-delta', 'text-end', 'reasoning-start']);
-    expect(facts).toMatchObject({ end: 'terminal', textProduced: true, nonWhitespaceText: false, outputConsumed: true });
+    // No content: the block start and the empty deltas stay held, and are dropped with the segment.
+    expect(handed).toEqual([]);
+    expect(facts).toMatchObject({ end: 'eof', textProduced: false, outputConsumed: false });
+
+    const whitespace = recordingChannel();
+    const spaced = batchedEvents([{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: ' \n' }, ...finished]);
+    const spacedFacts = await readSegment({ ...options(newState(), spaced.events, async () => undefined), channel: whitespace.channel });
+    expect(whitespace.handed.map((event) => event.type)).toEqual(['text-start', 'text-delta']);
+    expect(spacedFacts).toMatchObject({ end: 'terminal', textProduced: true, nonWhitespaceText: false, outputConsumed: true });
+  });
+
+  it('a redacted reasoning block is content on its own: handed over, and output', async () => {
+    const { channel, handed } = recordingChannel();
+    const wire = batchedEvents([{ type: 'reasoning-start', id: 'r', redacted: true }, { type: 'stream-end', terminalFrameSeen: false }]);
+    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel, now: () => 7 });
+    expect(handed.map((event) => event.type)).toEqual(['reasoning-start']);
+    expect(facts).toMatchObject({ end: 'eof', outputConsumed: true, firstOutputAt: 7 });
   });
 });

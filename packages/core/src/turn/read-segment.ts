@@ -10,30 +10,10 @@ import {
 } from './segment-facts.js';
 import type { EventChannel, HandOverListener } from './event-channel.js';
 import type { AbortRace, AbortWatcher } from './race-abort.js';
+import type { ReadSegmentOptions, SegmentNotices } from './read-segment-options.js';
 
 export type { SegmentEnd, SegmentFacts } from './segment-facts.js';
-
-export interface ReadSegmentOptions {
-  events: AsyncIterable<DecodedStreamEvent>;
-  /** The request's abort race: an abort ends the segment at once, whatever it awaits (R1.6). */
-  race: AbortRace;
-  /**
-   * Where events go to the host (runTurn's EventChannel): `listener.resume`
-   * runs once the host took the event and pulled again (inside that pull: the
-   * next buffered event goes out in the same call), `listener.stop` if the
-   * host stopped iterating instead. An object with a method, not a closure
-   * per turn: optimised code that inlined a turn's closure was thrown away
-   * when a GC collected it ("weak objects", issue 19).
-   */
-  channel: Pick<EventChannel, 'handOver'>;
-  /** Warnings and the segment's response metadata (runTurn shows the first one of the turn only): runTurn's TurnState. */
-  notices: SegmentNotices;
-  now(): number;
-  /** R4.5: the recovery segment's tool calls are never handed to the host. */
-  forwardToolCalls: boolean;
-  /** Keeps block ids of different segments apart for the host. */
-  blockIdPrefix: string;
-}
+export type { ReadSegmentOptions, SegmentNotices } from './read-segment-options.js';
 
 const ignore = (): undefined => undefined;
 
@@ -53,12 +33,6 @@ export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> 
   return new Promise<SegmentFacts>((resolve, reject) => {
     new SegmentReader(options, resolve, reject).start();
   });
-}
-
-/** What a segment tells runTurn besides its events. Methods of one object, not closures per turn (see `channel`). */
-export interface SegmentNotices {
-  addWarning(message: string): void;
-  noteMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
 }
 
 /** The decoder's synchronous read of its current batch (core's decodeSseStream has it; other iterators may not). */
@@ -268,7 +242,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     const { facts } = this;
     // One read of `type` per event, content events first: across a dozen event
     // shapes each read is a megamorphic load. A second switch for the output
-    // events cost 1–4 % of runTurn's time (bench/decode/turn-memory-run.mjs, issue 19).
+    // events cost up to 3 % of runTurn's time (bench/decode/turn-memory-run.mjs, issue 19).
     switch (event.type) {
       case 'text-delta':
         return this.takeOutput(event, this.noteTextDelta(event.delta));

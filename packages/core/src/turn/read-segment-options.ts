@@ -1,0 +1,33 @@
+import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
+import type { EventChannel } from './event-channel.js';
+import type { AbortRace } from './race-abort.js';
+
+// What readSegment is given: its contract with runTurn, apart from the reader itself.
+
+export interface ReadSegmentOptions {
+  events: AsyncIterable<DecodedStreamEvent>;
+  /** The request's abort race: an abort ends the segment at once, whatever it awaits (R1.6). */
+  race: AbortRace;
+  /**
+   * Where events go to the host (runTurn's EventChannel): `listener.resume`
+   * runs once the host took the event and pulled again (inside that pull: the
+   * next buffered event goes out in the same call), `listener.stop` if the
+   * host stopped iterating instead. An object with a method, not a closure
+   * per turn: optimised code that inlined a turn's closure was thrown away
+   * when a GC collected it ("weak objects", issue 19).
+   */
+  channel: Pick<EventChannel, 'handOver'>;
+  /** Warnings and the segment's response metadata (runTurn shows the first one of the turn only): runTurn's TurnState. */
+  notices: SegmentNotices;
+  now(): number;
+  /** R4.5: the recovery segment's tool calls are never handed to the host. */
+  forwardToolCalls: boolean;
+  /** Keeps block ids of different segments apart for the host. */
+  blockIdPrefix: string;
+}
+
+/** What a segment tells runTurn besides its events. Methods of one object, not closures per turn (see `channel`). */
+export interface SegmentNotices {
+  addWarning(message: string): void;
+  noteMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
+}
