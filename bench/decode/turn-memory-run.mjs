@@ -14,10 +14,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { median } from './report.mjs';
 import { REPO_ROOT } from './resolve-deps.mjs';
 import { bundleTurnLibs } from './turn-libs.mjs';
-import { show, summarise, times } from './turn-report.mjs';
+import { processMedians, show, summarise, times } from './turn-report.mjs';
 
 const WORKER = fileURLToPath(new URL('turn-memory-worker.mjs', import.meta.url));
 const { values } = parseArgs({
@@ -39,8 +38,7 @@ async function runProcess(protocol, libs) {
   const args = ['--expose-gc', WORKER, '--protocol', protocol, '--records', values.records, '--libs', JSON.stringify(libs), '--reps', values.reps];
   if (values.gc) args.push('--gc');
   const { stdout } = await execNode(process.execPath, args, { cwd: REPO_ROOT, timeout: 300_000 });
-  const { timings } = JSON.parse(stdout.trim().split('\n').at(-1));
-  return Object.fromEntries(Object.entries(timings).map(([name, list]) => [name, median(list)]));
+  return processMedians(stdout);
 }
 
 const rows = [];

@@ -2,9 +2,9 @@
 // over the same rendered stream held in memory (no socket, no server),
 // interleaved, so what is left between them is runTurn's own per-event cost.
 // Prints one JSON line: { timings: { [variant]: ms[] } }.
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { makeTurnVariant, timeInterleaved } from './turn-timing.mjs';
 import { makeRequestBody } from './variants.mjs';
 import { renderWireStream } from './wire-streams.mjs';
 
@@ -53,30 +53,11 @@ function makeVariants(name, lib) {
       for await (const _event of adapter.decodeStream(makeResponse().body)) count += 1;
       if (count < records * 0.8) throw new Error(`bench: decoder produced ${count} events`);
     },
-    [`turn@${name}`]: async () => {
-      const run = lib.runTurn({ adapter, request, target, fetch: async () => makeResponse(), retry: { maxRetries: 0 } });
-      let count = 0;
-      for await (const _event of run) count += 1;
-      const result = await run.result;
-      if (result.outcome !== 'ok' || result.finishReason === undefined) throw new Error(`bench: runTurn ended ${result.outcome} (${result.error?.code})`);
-      if (count < records * 0.8) throw new Error(`bench: runTurn produced ${count} events`);
-    },
+    [`turn@${name}`]: makeTurnVariant(lib, protocol, { request, target, fetch: async () => makeResponse(), records }),
   };
 }
 
 const variants = {};
 for (const [name, path] of Object.entries(JSON.parse(values.libs))) Object.assign(variants, makeVariants(name, await import(pathToFileURL(path).href)));
-const names = Object.keys(variants);
-const timings = Object.fromEntries(names.map((name) => [name, []]));
-for (let round = 0; round < Number(values.warmup); round += 1) for (const name of names) await variants[name]();
-for (let round = 0; round < Number(values.reps); round += 1) {
-  // Rotated so no variant always runs right after another.
-  for (let index = 0; index < names.length; index += 1) {
-    const name = names[(index + round) % names.length];
-    if (values.gc) globalThis.gc();
-    const startedAt = performance.now();
-    await variants[name]();
-    timings[name].push(performance.now() - startedAt);
-  }
-}
+const timings = await timeInterleaved(variants, { warmup: Number(values.warmup), reps: Number(values.reps), gc: values.gc });
 process.stdout.write(`${JSON.stringify({ timings })}\n`);

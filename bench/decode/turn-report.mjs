@@ -13,6 +13,12 @@ export function summarise(perProcess, pick) {
 export const show = (stat, digits = 2) => (stat === undefined ? '—' : `${stat.median.toFixed(digits)} (${stat.min.toFixed(digits)}–${stat.max.toFixed(digits)})`);
 export const times = (a, b) => (row) => row[b] / row[a];
 
+/** A worker process's last stdout line (`{ timings: { [variant]: ms[] } }`) as each variant's median. */
+export function processMedians(stdout) {
+  const { timings } = JSON.parse(stdout.trim().split('\n').at(-1));
+  return Object.fromEntries(Object.entries(timings).map(([name, list]) => [name, median(list)]));
+}
+
 export function formatTurnTable(meta, cells) {
   const base = meta.ref;
   const lines = [

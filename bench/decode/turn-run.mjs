@@ -23,9 +23,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { REPO_ROOT } from './resolve-deps.mjs';
-import { median } from './report.mjs';
 import { bundleTurnLibs } from './turn-libs.mjs';
-import { formatTurnTable } from './turn-report.mjs';
+import { formatTurnTable, processMedians } from './turn-report.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const WARM_EACH_MAX_RECORDS = 50_000;
@@ -74,8 +73,7 @@ async function runCell(protocol, records) {
   for (let index = 0; index < Number(values.processes); index += 1) {
     const [command, commandArgs] = values.pin ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args];
     const { stdout } = await execNode(command, commandArgs, { cwd: REPO_ROOT, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
-    const { timings } = JSON.parse(stdout.trim().split('\n').at(-1));
-    perProcess.push(Object.fromEntries(Object.entries(timings).map(([name, list]) => [name, median(list)])));
+    perProcess.push(processMedians(stdout));
   }
   return { protocol, records, perProcess };
 }

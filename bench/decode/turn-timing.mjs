@@ -1,0 +1,46 @@
+// What bench/decode/turn-worker.mjs (over a socket) and turn-memory-worker.mjs
+// (from memory) share: runTurn as a timed variant, and the interleaved rounds.
+import { performance } from 'node:perf_hooks';
+
+/**
+ * runTurn over whatever `fetch` returns, as one timed variant; throws unless
+ * the turn ended ok with a finish reason and gave ≥ 80 % of `records` events.
+ */
+export function makeTurnVariant(lib, protocol, { request, target, fetch, records }) {
+  const adapter = lib.adapters[protocol];
+  return async () => {
+    const run = lib.runTurn({ adapter, request, target, fetch, retry: { maxRetries: 0 } });
+    let count = 0;
+    for await (const _event of run) count += 1;
+    const result = await run.result;
+    if (result.outcome !== 'ok' || result.finishReason === undefined) throw new Error(`bench: runTurn ${protocol} ended ${result.outcome} (${result.error?.code})`);
+    if (count < records * 0.8) throw new Error(`bench: runTurn ${protocol} produced ${count} events, expected ≥ ${records * 0.8}`);
+    return count;
+  };
+}
+
+/**
+ * `{ [variant]: ms[] }`: `warmup` untimed rounds, then `reps` rounds with the
+ * order rotated each round (no variant always runs right after another).
+ * `gc`: a full GC before each timed run. `warmEach`: an untimed run of the
+ * same variant before each timed one (decision 0208).
+ */
+export async function timeInterleaved(variants, { warmup, reps, gc, warmEach = false }) {
+  const names = Object.keys(variants);
+  const timeOnce = async (name) => {
+    if (gc) globalThis.gc?.();
+    const start = performance.now();
+    await variants[name]();
+    return performance.now() - start;
+  };
+  for (let round = 0; round < warmup; round += 1) for (const name of names) await timeOnce(name);
+  const timings = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < reps; round += 1) {
+    for (let index = 0; index < names.length; index += 1) {
+      const name = names[(index + round) % names.length];
+      if (warmEach) await timeOnce(name);
+      timings[name].push(await timeOnce(name));
+    }
+  }
+  return timings;
+}
