@@ -40,6 +40,33 @@ describe('EventChannel: the rendezvous between runTurn and the host (issue 4 row
     expect(await deltaOf(next)).toBe('b');
   });
 
+  it('the event a listener returns from resume() goes to that same pull, with that listener (issue 19)', async () => {
+    const channel = new EventChannel(lastStep);
+    const producer = listener();
+    producer.resume.mockReturnValueOnce(text('b')).mockReturnValueOnce(undefined);
+    channel.handOver(text('a'), producer);
+    expect(await deltaOf(channel.pull())).toBe('a');
+    // The host pulled again: 'a' is acknowledged and 'b' comes back in the same call.
+    expect(await deltaOf(channel.pull())).toBe('b');
+    expect(producer.resume).toHaveBeenCalledTimes(1);
+    // 'b' is held with the same listener: the next pull acknowledges it.
+    const after = channel.pull();
+    expect(producer.resume).toHaveBeenCalledTimes(2);
+    channel.handOver(text('c'), producer);
+    expect(await deltaOf(after)).toBe('c');
+  });
+
+  it('an event returned from resume() goes behind the notices queued before it', async () => {
+    const channel = new EventChannel(lastStep);
+    const producer = listener();
+    producer.resume.mockReturnValueOnce(text('b'));
+    channel.handOver(text('a'), producer);
+    await channel.pull();
+    channel.post(text('notice'));
+    expect(await deltaOf(channel.pull())).toBe('notice');
+    expect(await deltaOf(channel.pull())).toBe('b');
+  });
+
   it('a host that stops stops every waiting producer, the one whose event it holds included', async () => {
     const channel = new EventChannel(lastStep);
     const held = listener();

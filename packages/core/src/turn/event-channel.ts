@@ -12,8 +12,14 @@ export type TurnStep = IteratorResult<TurnEvent, undefined>;
 
 /** Who waits for the host to consume an event: told when the host pulled again, or stopped. */
 export interface HandOverListener {
-  /** The host took the event and pulled again (called inside that pull). */
-  resume(): void;
+  /**
+   * The host took the event and pulled again (called inside that pull).
+   * Returns the listener's next event when it has one at hand: it goes to
+   * the host with this very pull, with this listener, as `handOver` would
+   * send it. Undefined when the next event comes later through `handOver`
+   * (or none comes).
+   */
+  resume(): TurnEvent | undefined;
   /** The host stopped iterating instead (ConsumerStoppedError). */
   stop(error: Error): void;
 }
@@ -34,7 +40,7 @@ const NOBODY: HandOverListener = { resume: () => undefined, stop: () => undefine
  * `pull` is the host's `next()` itself — no async generator between the two,
  * whose await/yield hops cost several microtasks per event (decision 0180) —
  * and the acknowledgement runs inside it, so a producer with its next event
- * at hand queues it in the same call (issue 19). Queued events and their
+ * at hand returns it from that call (issue 19). Queued events and their
  * listeners are kept side by side: no object per event.
  */
 export class EventChannel {
@@ -67,7 +73,15 @@ export class EventChannel {
 
   /** Queue an event and wait until the host consumed it. Rejects with ConsumerStoppedError. */
   deliver(event: TurnEvent): Promise<void> {
-    return new Promise<void>((resolve, reject) => this.handOver(event, { resume: resolve, stop: reject }));
+    return new Promise<void>((resolve, reject) =>
+      this.handOver(event, {
+        resume: () => {
+          resolve();
+          return undefined;
+        },
+        stop: reject,
+      }),
+    );
   }
 
   /**
@@ -106,7 +120,18 @@ export class EventChannel {
     const taken = this.taken;
     if (taken !== undefined) {
       this.taken = undefined;
-      taken.resume();
+      const direct = taken.resume();
+      if (direct !== undefined) {
+        // The producer's next event, at hand: straight back with this pull —
+        // no queue slot and no second call per event (issue 19) — unless
+        // events queued before it must go first. (`taken` is never set once
+        // the host stopped; after close, handOver refuses it.)
+        if (this.nextEvent === undefined && this.events.length === 0 && !this.closed) {
+          this.taken = taken;
+          return Promise.resolve({ done: false, value: direct });
+        }
+        this.handOver(direct, taken);
+      }
     }
     const next = this.nextEvent;
     if (next !== undefined) {

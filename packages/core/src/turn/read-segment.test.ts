@@ -24,11 +24,23 @@ function scriptedEvents() {
   return { events, pending, returned, nextCalls: () => nextCalls };
 }
 
+/**
+ * The host pulled again, as EventChannel.pull tells the listener: the event
+ * `resume()` returns goes to the host at once, with the same listener.
+ */
+function pullAgain(channel: ReadSegmentOptions['channel'], listener: HandOverListener): void {
+  const next = listener.resume();
+  if (next !== undefined) channel.handOver(next, listener);
+}
+
 function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, deliver: (event: TurnEvent) => Promise<void>): ReadSegmentOptions {
+  const channel: ReadSegmentOptions['channel'] = {
+    handOver: (event, listener) => void deliver(event).then(() => pullAgain(channel, listener), (error: Error) => listener.stop(error)),
+  };
   return {
     events,
     race: new AbortRace(state),
-    channel: { handOver: (event, listener) => void deliver(event).then(() => listener.resume(), (error: Error) => listener.stop(error)) },
+    channel,
     notices: { addWarning: () => undefined, noteMetadata: () => undefined },
     now: () => 0,
     forwardToolCalls: true,
@@ -39,7 +51,7 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
 const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () => never() }), undefined);
 
 /** A host that takes every event and pulls again at once. */
-const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => listener.resume()) };
+const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => pullAgain(pullEveryEvent, listener)) };
 
 /**
  * A decoder that yields `batches`, one wire read each: `next()` gives a batch's
@@ -145,12 +157,13 @@ describe('readSegment hands events over synchronously, never ahead of the host (
     await vi.waitFor(() => expect(handed).toHaveLength(1));
     // The host holds 'a': 'b' is still in the decoder's batch, not read into the facts.
     expect(wire.taken()).toBe(1);
-    handed[0]!.listener.resume();
-    // Inside that pull: 'b' handed over synchronously, from the batch, with no second read.
-    expect(handed.map(({ event }) => (event as { delta: string }).delta)).toEqual(['a', 'b']);
+    // Inside that pull: 'b' comes back from it, from the batch, with no second read.
+    expect(handed[0]!.listener.resume()).toMatchObject({ type: 'text-delta', delta: 'b' });
     expect(wire.taken()).toBe(2);
     expect(wire.reads()).toBe(1);
-    handed[1]!.listener.resume();
+    // The host pulls again after 'b': the terminal frame is read, nothing more goes out.
+    expect(handed[0]!.listener.resume()).toBeUndefined();
+    expect(handed).toHaveLength(1);
     await expect(facts).resolves.toMatchObject({ end: 'terminal', outputConsumed: true, finishReason: { unified: 'stop' } });
     expect(wire.reads()).toBe(1);
   });
@@ -194,7 +207,7 @@ describe('readSegment keeps the whole reasoning text for a recovery checkpoint (
       handOver: (_event, listener) => {
         handed += 1;
         if (handed === 100) queueMicrotask(() => state.stop({ by: 'consumer' }));
-        else queueMicrotask(() => listener.resume());
+        else queueMicrotask(() => pullAgain(channel, listener));
       },
     };
     const facts = await readSegment({ ...options(state, wire.events, async () => undefined), channel });
@@ -233,7 +246,13 @@ describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)'
   /** Every event the host was handed, pulling again at once. */
   function recordingChannel(): { channel: ReadSegmentOptions['channel']; handed: TurnEvent[] } {
     const handed: TurnEvent[] = [];
-    return { handed, channel: { handOver: (event, listener) => (handed.push(event), pullEveryEvent.handOver(event, listener)) } };
+    const channel: ReadSegmentOptions['channel'] = {
+      handOver: (event, listener) => {
+        handed.push(event);
+        queueMicrotask(() => pullAgain(channel, listener));
+      },
+    };
+    return { handed, channel };
   }
 
   it('an event type this version does not know is skipped: not handed over, not output', async () => {

@@ -136,7 +136,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     // A decoder may hold events before its first read; they count as output from now.
     this.noteBatchRead();
     this.race.watch(this);
-    this.drive();
+    this.sendNext();
   }
 
   /** A new batch came off the wire (or the segment starts): its content is output from now. */
@@ -176,38 +176,56 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   /**
    * The per-event path (issue 19): runs synchronously — inside the host's
    * pull, once it took the last event — through the decoder's current batch
-   * until an event goes to the host, and awaits only to read the wire. No
-   * promise, step object or async resumption of our own per event.
+   * until it finds the next event for the host, and returns it; undefined
+   * once it started a wire read (its event goes out through `sendNext`) or
+   * the segment ended. No promise, step object or async resumption of our
+   * own per event.
    */
-  private drive(): void {
+  private nextForHost(): TurnEvent | undefined {
     try {
       while (!this.settled) {
         const held = this.released.length === 0 ? undefined : this.released.shift();
         // Held events are block starts; the one released them is content.
-        if (held !== undefined) return this.handOver(held, isContent(held));
-        if (this.completeWhenSent) return this.end('terminal');
+        if (held !== undefined) return this.handOut(held, isContent(held));
+        if (this.completeWhenSent) {
+          this.end('terminal');
+          return undefined;
+        }
         const event = this.iterator.takeBuffered?.();
         if (event === undefined) {
           void this.readWire();
-          return;
+          return undefined;
         }
-        if (this.take(event)) return;
+        const next = this.take(event);
+        if (next !== undefined) return next;
       }
     } catch (error) {
       this.fail(error);
     }
+    return undefined;
   }
 
-  private handOver(event: TurnEvent, content: boolean): void {
+  /** Outside the host's pull (the segment's start, a wire read): the next event goes to the channel. */
+  private sendNext(): void {
+    const next = this.nextForHost();
+    if (next !== undefined) this.channel.handOver(next, this);
+  }
+
+  /** `event` is the host's next: whether it is content decides what its pull acknowledges (R4.1). */
+  private handOut(event: TurnEvent, content: boolean): TurnEvent {
     this.handedContent = content;
-    this.channel.handOver(withBlockPrefix(event, this.blockIdPrefix), this);
+    return withBlockPrefix(event, this.blockIdPrefix);
   }
 
-  /** The host took the handed event and pulled again. */
-  resume(): void {
-    if (this.settled) return;
+  /**
+   * The host took the handed event and pulled again: the next event, when
+   * the batch has it, goes back with this pull (the channel hands it over
+   * with no queueing of its own, issue 19).
+   */
+  resume(): TurnEvent | undefined {
+    if (this.settled) return undefined;
     if (this.handedContent) this.facts.outputConsumed = true;
-    this.drive();
+    return this.nextForHost();
   }
 
   /** The host stopped iterating (ConsumerStoppedError) instead of pulling again. */
@@ -229,16 +247,18 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     if (this.settled) return;
     if (step.done === true) return this.end('eof');
     this.noteBatchRead();
+    let next: TurnEvent | undefined;
     try {
-      if (this.take(step.value)) return;
+      next = this.take(step.value);
     } catch (error) {
       return this.fail(error);
     }
-    this.drive();
+    if (next === undefined) this.sendNext();
+    else this.channel.handOver(next, this);
   }
 
-  /** Records one decoded event in the facts; true once it went to the host (wait for its pull) or ended the segment. */
-  private take(event: DecodedStreamEvent): boolean {
+  /** Records one decoded event in the facts; returns it (as the host gets it) when it goes to the host now. */
+  private take(event: DecodedStreamEvent): TurnEvent | undefined {
     const { facts } = this;
     // One read of `type` per event, content events first: across a dozen event
     // shapes each read is a megamorphic load. A second switch for the output
@@ -256,7 +276,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
         if (this.forwardToolCalls) return this.takeOutput(event, true);
         // R4.5: the recovery segment's tool calls count as its output but never reach the host.
         this.noteOutputTime();
-        return false;
+        return undefined;
       case 'reasoning-start':
         return this.takeOutput(event, isContentBlockStart(event));
       case 'text-start':
@@ -271,58 +291,57 @@ class SegmentReader implements HandOverListener, AbortWatcher {
         // The decoder's last item: closing lets a generator run its cleanup.
         this.closeIterator();
         this.end('eof');
-        return true;
+        return undefined;
       case 'usage':
         facts.usage = event.usage;
-        return false;
+        return undefined;
       case 'finish':
         facts.finishReason = event.finishReason;
-        return false;
+        return undefined;
       case 'error':
         // R8.12: after the terminal frame the response is complete; a bad record behind it changes nothing.
         if (facts.finishReason !== undefined) return this.completeAfterHeld();
         facts.streamError = event.error;
         this.end('stream-error');
-        return true;
+        return undefined;
       case 'warning':
         this.notices.addWarning(event.message);
-        return false;
+        return undefined;
       case 'response-metadata':
         facts.responseId ??= event.responseId;
         if (facts.outputConsumed) this.notices.noteMetadata(event);
         else this.heldMetadata ??= event;
-        return false;
+        return undefined;
       case 'retry':
       case 'heartbeat':
       case 'recovery-start':
       case 'tombstone':
         // Lifecycle events belong to runTurn, not to a decoder.
-        return false;
+        return undefined;
       default: {
         // An event type this version does not know: skipped, never treated as output.
         const _exhaustive: never = event;
         void _exhaustive;
-        return false;
+        return undefined;
       }
     }
   }
 
   /** A content or block event (R4.1: content is what makes a retry visible): to the host, or held until content. */
-  private takeOutput(event: TurnEvent, content: boolean): boolean {
+  private takeOutput(event: TurnEvent, content: boolean): TurnEvent | undefined {
     if (content) this.noteOutputTime();
     if (!this.facts.outputConsumed) {
       if (!content) {
         this.heldEvents.push(event);
-        return false;
+        return undefined;
       }
       if (this.releaseHeld()) {
         // The held block starts go first; this event follows them.
         this.released.push(event);
-        return false;
+        return undefined;
       }
     }
-    this.handOver(event, content);
-    return true;
+    return this.handOut(event, content);
   }
 
   /**
@@ -337,7 +356,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     if (this.race.aborted) return this.end('aborted');
     if (facts.finishReason !== undefined) {
       this.completeAfterHeld();
-      this.drive();
+      this.sendNext();
       return;
     }
     facts.transportError = error;
@@ -345,11 +364,11 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   }
 
   /** The terminal frame arrived: what was held for the host goes out, then the segment ends complete. */
-  private completeAfterHeld(): false {
+  private completeAfterHeld(): undefined {
     this.facts.terminalFrameSeen = true;
     this.releaseHeld();
     this.completeWhenSent = true;
-    return false;
+    return undefined;
   }
 
   private joinReasoning(): void {
