@@ -4,7 +4,7 @@
 // Prints one JSON line: { timings: { [variant]: ms[] } }.
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { makeTurnVariant, timeInterleaved } from './turn-timing.mjs';
+import { makeTurnVariant, memoryResponses, timeInterleaved } from './turn-timing.mjs';
 import { makeRequestBody } from './variants.mjs';
 import { renderWireStream } from './wire-streams.mjs';
 
@@ -27,21 +27,7 @@ const readBytes = Number(values['read-bytes']);
 const plan = await renderWireStream(protocol, records);
 const wireBytes = new Uint8Array(Buffer.concat(plan.chunks));
 
-/** The rendered stream as a Response whose body yields `readBytes` per read, as a socket would. */
-function makeResponse() {
-  let offset = 0;
-  const body = new ReadableStream(
-    {
-      pull(controller) {
-        if (offset >= wireBytes.length) return controller.close();
-        controller.enqueue(wireBytes.subarray(offset, offset + readBytes));
-        offset += readBytes;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-}
+const makeResponse = memoryResponses(wireBytes, readBytes);
 
 function makeVariants(name, lib) {
   const adapter = lib.adapters[protocol];

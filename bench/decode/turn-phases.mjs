@@ -20,6 +20,7 @@ import { parseArgs, promisify } from 'node:util';
 import { median } from './report.mjs';
 import { REPO_ROOT } from './resolve-deps.mjs';
 import { bundleTurnLib } from './turn-libs.mjs';
+import { memoryResponses } from './turn-timing.mjs';
 import { makeRequestBody } from './variants.mjs';
 import { renderWireStream } from './wire-streams.mjs';
 
@@ -35,25 +36,6 @@ const { values } = parseArgs({
   },
 });
 const records = Number(values.records);
-
-/** The rendered stream as a body served in READ_BYTES reads; `onRead` counts them. */
-function makeBodySource(wireBytes, onRead) {
-  return () => {
-    let offset = 0;
-    const body = new ReadableStream(
-      {
-        pull(controller) {
-          if (offset >= wireBytes.length) return controller.close();
-          onRead();
-          controller.enqueue(wireBytes.subarray(offset, offset + READ_BYTES));
-          offset += READ_BYTES;
-        },
-      },
-      { highWaterMark: 0 },
-    );
-    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-  };
-}
 
 /** One run's split, from its events' arrival times (ms) and the number of wire reads it made. */
 function splitRun(startedAt, arrivals, count, reads) {
@@ -71,7 +53,7 @@ async function runWorker(protocol, libPath) {
   const lib = await import(pathToFileURL(libPath).href);
   const plan = await renderWireStream(protocol, records);
   let reads = 0;
-  const makeResponse = makeBodySource(new Uint8Array(Buffer.concat(plan.chunks)), () => (reads += 1));
+  const makeResponse = memoryResponses(new Uint8Array(Buffer.concat(plan.chunks)), READ_BYTES, () => (reads += 1));
   const adapter = lib.adapters[protocol];
   const request = makeRequestBody(protocol);
   const target = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'bench-not-a-key' };

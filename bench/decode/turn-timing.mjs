@@ -1,5 +1,6 @@
-// What bench/decode/turn-worker.mjs (over a socket) and turn-memory-worker.mjs
-// (from memory) share: runTurn as a timed variant, and the interleaved rounds.
+// What bench/decode/turn-worker.mjs (over a socket), turn-memory-worker.mjs and
+// turn-phases.mjs (from memory) share: runTurn as a timed variant, the
+// interleaved rounds, a stream served from memory.
 import { performance } from 'node:perf_hooks';
 
 /**
@@ -43,4 +44,26 @@ export async function timeInterleaved(variants, { warmup, reps, gc, warmEach = f
     }
   }
   return timings;
+}
+
+/**
+ * `() => Response` over `wireBytes` held in memory: each call a fresh body
+ * that gives `readBytes` per read, as a socket would; `onRead` runs per read.
+ */
+export function memoryResponses(wireBytes, readBytes, onRead = () => undefined) {
+  return () => {
+    let offset = 0;
+    const body = new ReadableStream(
+      {
+        pull(controller) {
+          if (offset >= wireBytes.length) return controller.close();
+          onRead();
+          controller.enqueue(wireBytes.subarray(offset, offset + readBytes));
+          offset += readBytes;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  };
 }
