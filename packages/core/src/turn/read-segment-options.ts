@@ -2,7 +2,7 @@ import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { EventChannel } from './event-channel.js';
 import type { AbortRace } from './race-abort.js';
 
-// What readSegment is given: its contract with runTurn, apart from the reader itself.
+// What readSegment is given: its contract with runTurn and the decoder, apart from the reader itself.
 
 export interface ReadSegmentOptions {
   events: AsyncIterable<DecodedStreamEvent>;
@@ -10,9 +10,9 @@ export interface ReadSegmentOptions {
   race: AbortRace;
   /**
    * Where events go to the host (runTurn's EventChannel): `listener.resume`
-   * runs once the host took the event and pulled again (inside that pull: the
-   * next buffered event goes out in the same call), `listener.stop` if the
-   * host stopped iterating instead. An object with a method, not a closure
+   * runs once the host took the event and pulled again, inside that pull, and
+   * returns the next buffered event for the channel to hand over with it;
+   * `listener.stop` runs if the host stopped iterating instead. An object with a method, not a closure
    * per turn: optimised code that inlined a turn's closure was thrown away
    * when a GC collected it ("weak objects", issue 19).
    */
@@ -31,3 +31,21 @@ export interface SegmentNotices {
   addWarning(message: string): void;
   noteMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
 }
+
+/** The decoder's synchronous read of its current batch (core's decodeSseStream has it; other iterators may not). */
+export interface BufferedEvents {
+  takeBuffered?(): DecodedStreamEvent | undefined;
+}
+
+const ignore = (): undefined => undefined;
+
+/** Options of the idle reader that keeps SegmentReader's shape alive (see its `shapeAnchor`). */
+export const IDLE_READER_OPTIONS = {
+  events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true as const, value: undefined }) }) },
+  race: { watch: ignore },
+  channel: { handOver: ignore },
+  notices: { addWarning: ignore, noteMetadata: ignore },
+  now: Date.now,
+  forwardToolCalls: false,
+  blockIdPrefix: '',
+} as unknown as ReadSegmentOptions;

@@ -10,7 +10,7 @@ import {
 } from './segment-facts.js';
 import type { EventChannel, HandOverListener } from './event-channel.js';
 import type { AbortRace, AbortWatcher } from './race-abort.js';
-import type { ReadSegmentOptions, SegmentNotices } from './read-segment-options.js';
+import { IDLE_READER_OPTIONS, type BufferedEvents, type ReadSegmentOptions, type SegmentNotices } from './read-segment-options.js';
 
 export type { SegmentEnd, SegmentFacts } from './segment-facts.js';
 export type { ReadSegmentOptions, SegmentNotices } from './read-segment-options.js';
@@ -35,24 +35,8 @@ export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> 
   });
 }
 
-/** The decoder's synchronous read of its current batch (core's decodeSseStream has it; other iterators may not). */
-interface BufferedEvents {
-  takeBuffered?(): DecodedStreamEvent | undefined;
-}
-
 /** Reasoning deltas per join into the segment's reasoning text (see `reasoningParts`). */
 const REASONING_JOIN_EVERY = 64;
-
-/** Options of the idle reader that keeps SegmentReader's shape alive (see `shapeAnchor`). */
-const ANCHOR_OPTIONS = {
-  events: { [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: true as const, value: undefined }) }) },
-  race: { watch: ignore },
-  channel: { handOver: ignore },
-  notices: { addWarning: ignore, noteMetadata: ignore },
-  now: Date.now,
-  forwardToolCalls: false,
-  blockIdPrefix: '',
-} as unknown as ReadSegmentOptions;
 
 class SegmentReader implements HandOverListener, AbortWatcher {
   /**
@@ -63,7 +47,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
    * dependencies", `--trace-deopt`): about twice the steady-state cost of a
    * 20 000-chunk turn (issue 19, decision 0271; the decoders do the same, 0202).
    */
-  static readonly shapeAnchor = new SegmentReader(ANCHOR_OPTIONS, ignore, ignore);
+  static readonly shapeAnchor = new SegmentReader(IDLE_READER_OPTIONS, ignore, ignore);
   private readonly facts = createFacts();
   private readonly iterator: AsyncIterator<DecodedStreamEvent> & BufferedEvents;
   // The options' fields, copied: the per-event methods read only this class's
@@ -287,7 +271,10 @@ class SegmentReader implements HandOverListener, AbortWatcher {
         facts.terminalFrameSeen = event.terminalFrameSeen;
         // R4.1: a tool call no event could show (no id/name yet, a server tool) still rules out recovery.
         if (event.toolCallSeen === true) facts.toolCallProduced = true;
-        if (event.terminalFrameSeen) return this.completeAfterHeld();
+        if (event.terminalFrameSeen) {
+          this.completeAfterHeld();
+          return undefined;
+        }
         // The decoder's last item: closing lets a generator run its cleanup.
         this.closeIterator();
         this.end('eof');
@@ -300,7 +287,10 @@ class SegmentReader implements HandOverListener, AbortWatcher {
         return undefined;
       case 'error':
         // R8.12: after the terminal frame the response is complete; a bad record behind it changes nothing.
-        if (facts.finishReason !== undefined) return this.completeAfterHeld();
+        if (facts.finishReason !== undefined) {
+          this.completeAfterHeld();
+          return undefined;
+        }
         facts.streamError = event.error;
         this.end('stream-error');
         return undefined;
@@ -364,11 +354,10 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   }
 
   /** The terminal frame arrived: what was held for the host goes out, then the segment ends complete. */
-  private completeAfterHeld(): undefined {
+  private completeAfterHeld(): void {
     this.facts.terminalFrameSeen = true;
     this.releaseHeld();
     this.completeWhenSent = true;
-    return undefined;
   }
 
   private joinReasoning(): void {
