@@ -68,7 +68,14 @@ async function runWorker(protocol, libPath) {
   };
   const variants = {
     ours: () => timeEvents(() => adapter.decodeStream(makeResponse().body)),
-    turn: () => timeEvents(() => lib.runTurn({ adapter, request, target, fetch: async () => makeResponse(), retry: { maxRetries: 0 } })),
+    turn: async () => {
+      const run = lib.runTurn({ adapter, request, target, fetch: async () => makeResponse(), retry: { maxRetries: 0 } });
+      const split = await timeEvents(() => run);
+      // As turn-timing.mjs's makeTurnVariant: a turn that did not end ok would time something else.
+      const result = await run.result;
+      if (result.outcome !== 'ok') throw new Error(`bench: runTurn ${protocol} ended ${result.outcome} (${result.error?.code})`);
+      return split;
+    },
   };
   const rounds = Number(values.rounds);
   const results = { ours: [], turn: [] };
