@@ -3,6 +3,7 @@ import {
   createFacts,
   isContent,
   isContentBlockStart,
+  noteTextDelta,
   withBlockPrefix,
   type MetadataEvent,
   type SegmentEnd,
@@ -10,6 +11,7 @@ import {
 } from './segment-facts.js';
 import type { EventChannel, HandOverListener } from './event-channel.js';
 import type { AbortRace, AbortWatcher } from './race-abort.js';
+import { ReasoningText } from './reasoning-text.js';
 import { IDLE_READER_OPTIONS, type BufferedEvents, type ReadSegmentOptions, type SegmentNotices } from './read-segment-options.js';
 
 export type { SegmentEnd, SegmentFacts } from './segment-facts.js';
@@ -34,9 +36,6 @@ export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> 
     new SegmentReader(options, resolve, reject).start();
   });
 }
-
-/** Reasoning deltas per join into the segment's reasoning text (see `reasoningParts`). */
-const REASONING_JOIN_EVERY = 64;
 
 class SegmentReader implements HandOverListener, AbortWatcher {
   /**
@@ -74,15 +73,8 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private handedContent = false;
   /** The terminal frame arrived: the segment ends complete once the released events went out. */
   private completeWhenSent = false;
-  /**
-   * Reasoning deltas not yet joined into `facts.reasoningText`. `+=` per delta
-   * keeps every delta string alive, plus a cons string per delta, for the
-   * whole turn: thousands of small objects that each scavenge copies and then
-   * promotes (issue 19: runTurn's scavenge cost 2–3 ms per 20k-chunk turn
-   * against its decoder's 1.3). Joined every REASONING_JOIN_EVERY deltas, a
-   * turn keeps two objects per batch instead.
-   */
-  private readonly reasoningParts: string[] = [];
+  /** Becomes `facts.reasoningText` when the segment ends. */
+  private readonly reasoning = new ReasoningText();
   /**
    * When the decoder's current batch came off the wire: the output time of
    * every content event in it (R5.4: time to first output, decode window). One
@@ -138,7 +130,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private end(how: SegmentEnd): void {
     if (this.settled) return;
     this.settled = true;
-    this.joinReasoning();
+    this.facts.reasoningText = this.reasoning.text();
     this.facts.end = how;
     if (how !== 'eof' && how !== 'transport-error') this.closeIterator();
     this.resolve(this.facts);
@@ -168,16 +160,18 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private nextForHost(): TurnEvent | undefined {
     try {
       while (!this.settled) {
-        const held = this.released.length === 0 ? undefined : this.released.shift();
-        // Held events are block starts; the one released them is content.
-        if (held !== undefined) return this.handOut(held, isContent(held));
+        if (this.released.length !== 0) {
+          // Held events are block starts; the one released them is content.
+          const held = this.nextReleased();
+          return this.handOut(held, isContent(held));
+        }
         if (this.completeWhenSent) {
           this.end('terminal');
           return undefined;
         }
         const event = this.iterator.takeBuffered?.();
         if (event === undefined) {
-          void this.readWire();
+          this.readWire();
           return undefined;
         }
         const next = this.take(event);
@@ -187,6 +181,17 @@ class SegmentReader implements HandOverListener, AbortWatcher {
       this.fail(error);
     }
     return undefined;
+  }
+
+  /**
+   * The next released event. The drained array is let go: it keeps its
+   * backing store (capacity 17 after the first push), held by every open
+   * stream until its end (issue 19, per-stream memory).
+   */
+  private nextReleased(): TurnEvent {
+    const held = this.released.shift()!;
+    if (this.released.length === 0) this.released = [];
+    return held;
   }
 
   /** Outside the host's pull (the segment's start, a wire read): the next event goes to the channel. */
@@ -219,15 +224,25 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     this.end('aborted');
   }
 
-  /** The batch is empty: one await for the decoder's next read, then back to the synchronous path. */
-  private async readWire(): Promise<void> {
-    let step: IteratorResult<DecodedStreamEvent>;
+  /**
+   * The batch is empty: the decoder's next read, then back to the
+   * synchronous path. A `then` with the reader's two bound callbacks, not an
+   * async method: an async call per read allocated a generator, its
+   * registers and a promise, and its suspended frame was held for the whole
+   * wait of every open stream (issue 19).
+   */
+  private readWire(): void {
+    let read: Promise<IteratorResult<DecodedStreamEvent>>;
     try {
-      step = await this.iterator.next();
+      read = this.iterator.next();
     } catch (error) {
-      if (!this.settled) this.onReadFailure(error);
+      this.onWireFailed(error);
       return;
     }
+    read.then(this.onWireRead, this.onWireFailed);
+  }
+
+  private readonly onWireRead = (step: IteratorResult<DecodedStreamEvent>): void => {
     if (this.settled) return;
     if (step.done === true) return this.end('eof');
     this.noteBatchRead();
@@ -239,7 +254,11 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     }
     if (next === undefined) this.sendNext();
     else this.channel.handOver(next, this);
-  }
+  };
+
+  private readonly onWireFailed = (error: unknown): void => {
+    if (!this.settled) this.onReadFailure(error);
+  };
 
   /** Records one decoded event in the facts; returns it (as the host gets it) when it goes to the host now. */
   private take(event: DecodedStreamEvent): TurnEvent | undefined {
@@ -249,9 +268,9 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     // events cost up to 3 % of runTurn's time (bench/decode/turn-memory-run.mjs, issue 19).
     switch (event.type) {
       case 'text-delta':
-        return this.takeOutput(event, this.noteTextDelta(event.delta));
+        return this.takeOutput(event, noteTextDelta(this.facts, event.delta));
       case 'reasoning-delta':
-        if (this.reasoningParts.push(event.delta) === REASONING_JOIN_EVERY) this.joinReasoning();
+        this.reasoning.add(event.delta);
         return this.takeOutput(event, event.delta !== '');
       case 'tool-call-start':
       case 'tool-call-delta':
@@ -360,12 +379,6 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     this.completeWhenSent = true;
   }
 
-  private joinReasoning(): void {
-    if (this.reasoningParts.length === 0) return;
-    this.facts.reasoningText += this.reasoningParts.join('');
-    this.reasoningParts.length = 0;
-  }
-
   /** Shows the held response metadata and queues the held block starts to go first; true when there were any. */
   private releaseHeld(): boolean {
     if (this.heldMetadata !== undefined) this.notices.noteMetadata(this.heldMetadata);
@@ -373,16 +386,6 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     if (this.heldEvents.length === 0) return false;
     this.released = this.heldEvents;
     this.heldEvents = [];
-    return true;
-  }
-
-  /** A text delta's facts (R4.1, R4.2); true when it is content (not empty). */
-  private noteTextDelta(delta: string): boolean {
-    if (delta === '') return false;
-    const { facts } = this;
-    facts.textProduced = true;
-    // trim() allocates: once one non-whitespace delta was seen, the rest need no check.
-    if (!facts.nonWhitespaceText && delta.trim() !== '') facts.nonWhitespaceText = true;
     return true;
   }
 

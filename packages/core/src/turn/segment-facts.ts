@@ -50,6 +50,15 @@ export function isContentBlockStart(event: Extract<TurnEvent, { type: 'reasoning
   return event.redacted === true || event.encrypted !== undefined;
 }
 
+/** A text delta's facts (R4.1, R4.2); true when it is content (not empty). */
+export function noteTextDelta(facts: SegmentFacts, delta: string): boolean {
+  if (delta === '') return false;
+  facts.textProduced = true;
+  // trim() allocates: once one non-whitespace delta was seen, the rest need no check.
+  if (!facts.nonWhitespaceText && delta.trim() !== '') facts.nonWhitespaceText = true;
+  return true;
+}
+
 export function withBlockPrefix(event: TurnEvent, prefix: string): TurnEvent {
   if (prefix === '') return event;
   switch (event.type) {

@@ -1,0 +1,31 @@
+/** Reasoning deltas per join into the segment's reasoning text. */
+const JOIN_EVERY = 64;
+
+/**
+ * A segment's reasoning text, kept in memory only (R4.10) for the recovery
+ * checkpoint (R4.3). `+=` per delta keeps every delta string alive, plus a
+ * cons string per delta, for the whole turn: thousands of small objects that
+ * each scavenge copies and then promotes (issue 19: runTurn's scavenge cost
+ * 2–3 ms per 20k-chunk turn against its decoder's 1.3). Joined every
+ * JOIN_EVERY deltas, a turn keeps two objects per batch instead.
+ */
+export class ReasoningText {
+  private joined = '';
+  private readonly parts: string[] = [];
+
+  add(delta: string): void {
+    if (this.parts.push(delta) === JOIN_EVERY) this.join();
+  }
+
+  /** Everything added so far, as one string. */
+  text(): string {
+    this.join();
+    return this.joined;
+  }
+
+  private join(): void {
+    if (this.parts.length === 0) return;
+    this.joined += this.parts.join('');
+    this.parts.length = 0;
+  }
+}
