@@ -95,8 +95,11 @@ export async function withRetry<T>(
   const now = options.now ?? Date.now;
   const createAttemptId = options.createAttemptId ?? createRandomAttemptId;
   const { signal } = options;
-  const policy = resolvePolicy(options);
-  const state = createInitialState(options, now());
+  const startedAt = now();
+  // Built on the first failure: a turn whose first attempt streams (most) holds no retry state,
+  // policy or backoff curves for its whole stream, nor builds them (issue 19, per-stream memory).
+  let policy: RetryPolicy | undefined;
+  let state: RetryState | undefined;
 
   let attemptId = createAttemptId();
   let previousAttemptId: string | undefined;
@@ -107,7 +110,7 @@ export async function withRetry<T>(
     let error: TurnError;
     const attemptSignal = new AttemptSignal(signal);
     try {
-      return await operation(createAttemptContext(attempt, attemptId, previousAttemptId, attemptSignal, state.maxOutputTokensOverride));
+      return await operation(createAttemptContext(attempt, attemptId, previousAttemptId, attemptSignal, state?.maxOutputTokensOverride));
     } catch (thrown) {
       // Whatever the operation threw while the caller was aborting is the abort (R1.6).
       error = signal?.aborted ? toAbortedError(signal.reason, thrown) : classifyThrownError(thrown);
@@ -115,6 +118,8 @@ export async function withRetry<T>(
       attemptSignal.release();
     }
 
+    policy ??= resolvePolicy(options);
+    state ??= createInitialState(options, startedAt);
     const plan = planRetry(error, state, policy, now());
     if (plan.action === 'throw') {
       throw await prepareThrownError(plan.error, options, now());
