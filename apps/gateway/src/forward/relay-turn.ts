@@ -112,6 +112,8 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
   let finished = false;
   try {
     output.start(held, write);
+    // Its array is done with: the suspended frame below would hold it for the whole stream (issue 19).
+    held = undefined;
     for (;;) {
       const blocked = writer.whenWritable();
       if (blocked !== undefined) await blocked;
