@@ -1,4 +1,4 @@
-import type { ByteStream, ByteStreamReader } from './byte-stream.js';
+import type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-stream.js';
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
 import { holdShapes, NEUTRAL_EVENT_SHAPES } from '../internal/held-shapes.js';
@@ -144,27 +144,37 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     return DONE;
   }
 
-  /** Reads until the batch has an event (one `await` per read: no nested async steps). */
-  async #readUntilEvent(): Promise<IteratorResult<Event, void>> {
-    const events = this.#events;
-    while (this.#index >= events.length) {
-      if (this.#state === 'closed') return DONE;
-      const reader = this.#reader ?? this.#open();
-      events.length = 0;
-      this.#index = 0;
-      try {
-        const { done, value } = await reader.read();
-        // `return()` cannot run while a read is pending (it is queued), so the state is still 'reading'.
-        if (done) this.#finishBody(reader);
-        else this.#decodeChunk(value);
-      } catch (error) {
-        // A failed read (or a decoder bug): nothing more comes; release the upstream.
-        await this.#close();
-        throw error;
-      }
-    }
-    return { done: false, value: events[this.#index++]! };
+  /**
+   * The batch's next event, reading until it has one: a `then` per read with
+   * two callbacks made once per stream, not an async call per read (a
+   * generator, its registers and a promise each, and a suspended frame held
+   * by every open stream while it waits for the network; issue 19).
+   */
+  #readUntilEvent(): Promise<IteratorResult<Event, void>> {
+    if (this.#index < this.#events.length) return Promise.resolve({ done: false, value: this.#events[this.#index++]! });
+    if (this.#state === 'closed') return Promise.resolve(DONE);
+    const reader = this.#reader ?? this.#open();
+    this.#events.length = 0;
+    this.#index = 0;
+    return reader.read().then(this.#onRead, this.#onReadFailed);
   }
+
+  readonly #onRead = (result: ByteStreamReadResult): IteratorResult<Event, void> | Promise<IteratorResult<Event, void>> => {
+    try {
+      // `return()` cannot run while a read is pending (it is queued), so the state is still 'reading'.
+      if (result.done) this.#finishBody(this.#reader!);
+      else this.#decodeChunk(result.value);
+    } catch (error) {
+      return this.#onReadFailed(error);
+    }
+    return this.#readUntilEvent();
+  };
+
+  /** A failed read (or a decoder bug): nothing more comes; release the upstream. */
+  readonly #onReadFailed = async (error: unknown): Promise<never> => {
+    await this.#close();
+    throw error;
+  };
 
   #open(): ByteStreamReader {
     const reader = this.#body.getReader();
