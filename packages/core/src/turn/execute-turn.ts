@@ -127,6 +127,8 @@ export async function executeTurn<Native extends object>(
       notices: state,
       forwardToolCalls: segmentIndex === 0,
       blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
+      // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
+      keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
     }).then((attempt) => judgeSegmentRun(attempt, segmentIndex, requestId, state));
 
   const end = (ending: TurnEnding): TurnResult => {

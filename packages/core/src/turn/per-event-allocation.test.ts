@@ -74,6 +74,7 @@ describe('runTurn per-event allocation (issue 19)', () => {
       now: () => 1_765_000_000_000.5,
       forwardToolCalls: true,
       blockIdPrefix: '',
+      keepReasoning: true,
     });
     await Promise.resolve();
     await Promise.resolve();

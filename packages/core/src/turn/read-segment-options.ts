@@ -24,6 +24,8 @@ export interface ReadSegmentOptions {
   forwardToolCalls: boolean;
   /** Keeps block ids of different segments apart for the host. */
   blockIdPrefix: string;
+  /** R4.3: the reasoning text is kept for a recovery checkpoint (false: recovery is off, or this segment is the recovery). */
+  keepReasoning: boolean;
 }
 
 /** What a segment tells runTurn besides its events. Methods of one object, not closures per turn (see `channel`). */
@@ -48,4 +50,5 @@ export const IDLE_READER_OPTIONS = {
   now: Date.now,
   forwardToolCalls: false,
   blockIdPrefix: '',
+  keepReasoning: true,
 } as unknown as ReadSegmentOptions;

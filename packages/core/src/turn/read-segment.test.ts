@@ -45,6 +45,7 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
     now: () => 0,
     forwardToolCalls: true,
     blockIdPrefix: '',
+    keepReasoning: true,
   };
 }
 
@@ -213,6 +214,35 @@ describe('readSegment keeps the whole reasoning text for a recovery checkpoint (
     const facts = await readSegment({ ...options(state, wire.events, async () => undefined), channel });
     expect(facts.end).toBe('aborted');
     expect(facts.reasoningText).toBe(expected(100));
+  });
+});
+
+describe('readSegment lets the reasoning go once no recovery can use it (R4.2, R4.3)', () => {
+  const reasoning = (count: number): DecodedStreamEvent[] =>
+    Array.from({ length: count }, (_unused, index) => ({ type: 'reasoning-delta', id: 'r', delta: `step ${index}; ` }));
+  const cut: DecodedStreamEvent = { type: 'stream-end', terminalFrameSeen: false };
+  const read = async (batches: DecodedStreamEvent[][], keepReasoning = true) =>
+    readSegment({ ...options(newState(), wireReads(batches).events, async () => undefined), channel: pullEveryEvent, keepReasoning });
+
+  it('text after the reasoning: not held for the rest of the stream', async () => {
+    const facts = await read([reasoning(70), [{ type: 'text-delta', id: 't', delta: 'answer' }], [{ type: 'text-delta', id: 't', delta: ' more' }, cut]]);
+    expect(facts).toMatchObject({ textProduced: true, reasoningText: '' });
+  });
+
+  it('a tool call after the reasoning: the same', async () => {
+    const call: DecodedStreamEvent = { type: 'tool-call-start', toolCallId: 'call_1', toolName: 'run' };
+    const facts = await read([reasoning(70), [call], [cut]]);
+    expect(facts).toMatchObject({ toolCallProduced: true, reasoningText: '' });
+  });
+
+  it('an empty text delta is not text: the reasoning stays for the checkpoint', async () => {
+    const facts = await read([reasoning(3), [{ type: 'text-delta', id: 't', delta: '' }], [cut]]);
+    expect(facts).toMatchObject({ textProduced: false, reasoningText: 'step 0; step 1; step 2; ' });
+  });
+
+  it('keepReasoning false (recovery off, or the recovery segment itself): none is kept', async () => {
+    const facts = await read([reasoning(70), [cut]], false);
+    expect(facts).toMatchObject({ end: 'eof', reasoningText: '' });
   });
 });
 

@@ -74,7 +74,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   /** The terminal frame arrived: the segment ends complete once the released events went out. */
   private completeWhenSent = false;
   /** Becomes `facts.reasoningText` when the segment ends. */
-  private readonly reasoning = new ReasoningText();
+  private readonly reasoning: ReasoningText;
   /**
    * When the decoder's current batch came off the wire: the output time of
    * every content event in it (R5.4: time to first output, decode window). One
@@ -106,6 +106,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     this.now = options.now;
     this.forwardToolCalls = options.forwardToolCalls;
     this.blockIdPrefix = options.blockIdPrefix;
+    this.reasoning = new ReasoningText(options.keepReasoning);
   }
 
   start(): void {
@@ -246,6 +247,8 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     if (this.settled) return;
     if (step.done === true) return this.end('eof');
     this.noteBatchRead();
+    // Checked once per read, not per event: text or a tool call rules recovery out (R4.2).
+    if (this.facts.textProduced || this.facts.toolCallProduced) this.reasoning.drop();
     let next: TurnEvent | undefined;
     try {
       next = this.take(step.value);

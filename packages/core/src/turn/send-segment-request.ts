@@ -43,6 +43,7 @@ export interface SendSegmentRequestOptions<Native extends object> {
   notices: ReadSegmentOptions['notices'];
   forwardToolCalls: boolean;
   blockIdPrefix: string;
+  keepReasoning: boolean;
 }
 
 /** How one physical request went, before any decision about it. */
@@ -94,6 +95,7 @@ export async function sendSegmentRequest<Native extends object>(
       now,
       forwardToolCalls: options.forwardToolCalls,
       blockIdPrefix: options.blockIdPrefix,
+      keepReasoning: options.keepReasoning,
     });
     if (facts.end === 'aborted') {
       // Release the socket: a decoder that ignores the signal would keep reading.
