@@ -38,14 +38,16 @@ export class RecordTemplate {
   static learn(data: string, options: LearnRecordTemplateOptions): RecordTemplate | undefined {
     const tokens = findHoleTokens(data, JSON.stringify(options.valueKey), (options.ignoredIntegerKeys ?? []).map((key) => JSON.stringify(key)));
     if (tokens === undefined) return undefined;
+    // Copies, not views: a decoder keeps its templates for the whole stream, and a view would keep the
+    // network read the record came from (a first read holding a whole thinking phase: 39 KiB per stream).
     const prefixParts: string[] = [];
     let from = 0;
     for (const integer of tokens.integers) {
-      prefixParts.push(data.slice(from, integer.start));
+      prefixParts.push(detachSlice(data.slice(from, integer.start)));
       from = integer.end;
     }
-    prefixParts.push(data.slice(from, tokens.value.start));
-    const template = new RecordTemplate(prefixParts, data.slice(tokens.value.end));
+    prefixParts.push(detachSlice(data.slice(from, tokens.value.start)));
+    const template = new RecordTemplate(prefixParts, detachSlice(data.slice(tokens.value.end)));
     // The probe: the leaf the decoder reads must be this hole, whatever else the record holds.
     let probed: unknown;
     try {
@@ -227,8 +229,8 @@ const MIN_SLICED_STRING_LENGTH = 13;
 
 /**
  * `text` as a string of its own. A slice of 13+ characters is a view into the
- * string it came from — here the text of a whole network read — so an event
- * value a consumer keeps (runTurn's reasoning for a checkpoint, a host's
+ * string it came from — here the text of a whole network read — so a
+ * template's parts, or an event value a consumer keeps (runTurn's reasoning for a checkpoint, a host's
  * transcript) would keep every read alive: decoding a 200 000-record Chat
  * stream and keeping the deltas held 62 MiB instead of 11 (decision 0207).
  * JSON.parse, on the full path, copies. Concatenating then slicing makes V8
