@@ -5,7 +5,8 @@
 // Usage: node bench/gateway/heap-census.mjs [pipe|gateway] [streams=200] [top=40]
 // (the gateway is the working tree's, bundled like memory-run.mjs does).
 // BENCH_BY_LOCATION=1 splits closures by script id:line (BENCH_KEEP=1 keeps the bundle);
-// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0292).
+// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0292);
+// BENCH_REASONING_KB=K makes every stream think K KiB before its answer (decision 0295).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ const streams = Number(streamsText);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-heap-census-'));
 const proxyArgs = kind === 'gateway' ? ['gateway', await bundleGateway(root, '.', workDir, 0)] : [kind];
-const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), '100', '20', 'maxIntervalMs=50']);
+const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), '100', '20', 'maxIntervalMs=50', `reasoningKb=${process.env.BENCH_REASONING_KB ?? 0}`]);
 const { child, info } = await startChild(['--expose-gc', join(root, 'bench/gateway/one-proxy-server.mjs'), proxyArgs[0], String(upstream.info.port), ...proxyArgs.slice(1)]);
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const promptKib = Number(process.env.BENCH_PROMPT_KB ?? 0);

@@ -23,6 +23,8 @@
 //   to V8's cap before the idle reading (decision 0285), so the per-stream figure is what the
 //   streams hold, not when V8 decided to double new space. --prompt-kb N sends an N KiB prompt in
 //   the measured streams (decision 0292: a proxy that parses the body holds what it keeps of it).
+//   --reasoning-kb K: each stream thinks K KiB before its answer (decision 0295: the gateway lets
+//   the reasoning go once the answer starts; the pipe never held it).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -45,6 +47,7 @@ const { values: args } = parseArgs({
     floor: { type: 'boolean', default: false },
     steady: { type: 'boolean', default: false },
     'prompt-kb': { type: 'string', default: '0' },
+    'reasoning-kb': { type: 'string', default: '0' },
   },
 });
 const runs = Math.max(3, Number(args.runs));
@@ -59,7 +62,9 @@ if (args.floor) {
   proxies.push({ name: 'parse-and-forward floor', args: ['parse-forward', floorBundle] });
 }
 if (baselineRef !== undefined) proxies.push({ name: `gateway @ ${baselineRef}`, args: ['gateway', await bundleGateway(root, baselineRef, workDir, 1)] });
-const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`]);
+const reasoningKib = Number(args['reasoning-kb']);
+// --reasoning-kb K: every stream thinks K KiB (Chat `reasoning_content`) before its paced answer: what a stream holds of it meanwhile.
+const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`, `reasoningKb=${reasoningKib}`]);
 // --prompt-kb N: the measured streams carry an N KiB prompt, as an agent's turn does (decision 0292); the warm-up stays small.
 const promptKib = Number(args['prompt-kb']);
 const body = chatStreamBody('bench', promptKib);
@@ -128,7 +133,7 @@ for (let run = 0; run < runs; run += 1) {
 
 const kib = (bytes) => (bytes / 1024).toFixed(0);
 const mib = (bytes) => (bytes / MiB).toFixed(1);
-console.log(`node ${process.version}, ${runs} runs (fresh process per cell), upstream: ${args.chunks} chunks, gaps ${args.interval}–${args['max-interval']} ms, ${args.warmup} unpaced warm-up streams per cell${promptKib > 0 ? `, ${promptKib} KiB prompt` : ''}${args.steady ? ', young generation grown to its cap before idle (--steady)' : ''}`);
+console.log(`node ${process.version}, ${runs} runs (fresh process per cell), upstream: ${args.chunks} chunks, gaps ${args.interval}–${args['max-interval']} ms, ${args.warmup} unpaced warm-up streams per cell${promptKib > 0 ? `, ${promptKib} KiB prompt` : ''}${reasoningKib > 0 ? `, ${reasoningKib} KiB of reasoning before the answer` : ''}${args.steady ? ', young generation grown to its cap before idle (--steady)' : ''}`);
 console.log('| streams | proxy | idle RSS MiB | peak RSS MiB | per stream RSS KiB | young-gen step MiB | per stream peak heap KiB | per stream live heap KiB | per stream heap committed KiB | per stream RSS × pipe | live heap × pipe | live heap ≤ 2× pipe? |');
 console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 for (const streams of streamCounts) {

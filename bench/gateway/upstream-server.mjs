@@ -7,7 +7,9 @@
 // Options (issue 19's benches):
 //   maxIntervalMs=M   each gap drawn uniformly in [intervalMs, M] (paced streams that overlap unevenly);
 //   firstPauseMs=P    headers flushed at once, then P ms of silence before the first chunk
-//                     (a model that thinks before its first token).
+//                     (a model that thinks before its first token);
+//   reasoningKb=K     K records of 1 KiB `reasoning_content` with the first chunk, before the
+//                     paced text (a thinking phase, then the answer: what a stream holds meanwhile).
 import { createServer } from 'node:http';
 
 const chunks = Number(process.argv[2] ?? 100);
@@ -15,10 +17,14 @@ const intervalMs = Number(process.argv[3] ?? 2);
 const options = Object.fromEntries(process.argv.slice(4).map((option) => option.split('=')).map(([name, value]) => [name, Number(value)]));
 const maxIntervalMs = options.maxIntervalMs ?? intervalMs;
 const firstPauseMs = options.firstPauseMs ?? 0;
+const reasoningKb = options.reasoningKb ?? 0;
 const created = Math.floor(Date.now() / 1000);
 const record = (fields) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'bench', ...fields })}\n\n`;
 const first = record({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+const thinking = Array.from({ length: reasoningKb }, (_unused, index) =>
+  record({ choices: [{ index: 0, delta: { reasoning_content: `${index} `.padEnd(1024, 'r') }, logprobs: null, finish_reason: null }] }),
+).join('');
 const delta = (index) => record({ choices: [{ index: 0, delta: { content: `word${index} ` }, logprobs: null, finish_reason: null }] });
 const tail =
   record({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }) +
@@ -48,7 +54,7 @@ const server = createServer((request, response) => {
     };
     const start = () => {
       if (response.destroyed) return;
-      response.write(first);
+      response.write(first + thinking);
       tick();
     };
     if (warmup || firstPauseMs === 0) start();
