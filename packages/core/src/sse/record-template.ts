@@ -230,8 +230,9 @@ const MIN_SLICED_STRING_LENGTH = 13;
 /**
  * `text` as a string of its own. A slice of 13+ characters is a view into the
  * string it came from — here the text of a whole network read — so a
- * template's parts, or an event value a consumer keeps (runTurn's reasoning for a checkpoint, a host's
- * transcript) would keep every read alive: decoding a 200 000-record Chat
+ * template's parts, or an event value a consumer keeps (runTurn's reasoning
+ * for a checkpoint, a host's transcript), would keep every read alive: the
+ * template one per stream (decision 0295); decoding a 200 000-record Chat
  * stream and keeping the deltas held 62 MiB instead of 11 (decision 0207).
  * JSON.parse, on the full path, copies. Concatenating then slicing makes V8
  * flatten the characters into a new string the result refers to instead.

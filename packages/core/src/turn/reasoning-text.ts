@@ -3,11 +3,12 @@ const JOIN_EVERY = 64;
 
 /**
  * A segment's reasoning text, kept in memory only (R4.10) for the recovery
- * checkpoint (R4.3), and only while a recovery can still use it (see `drop`). `+=` per delta keeps every delta string alive, plus a
- * cons string per delta, for the whole turn: thousands of small objects that
- * each scavenge copies and then promotes (issue 19: runTurn's scavenge cost
- * 2–3 ms per 20k-chunk turn against its decoder's 1.3). Joined every
- * JOIN_EVERY deltas, a turn keeps two objects per batch instead.
+ * checkpoint (R4.3), and only while a recovery can still use it (see
+ * `drop`). `+=` per delta keeps every delta string alive, plus a cons string
+ * per delta, for the whole turn: thousands of small objects that each
+ * scavenge copies and then promotes (issue 19: runTurn's scavenge cost 2–3 ms
+ * per 20k-chunk turn against its decoder's 1.3). Joined every JOIN_EVERY
+ * deltas, a turn keeps two objects per batch instead.
  */
 export class ReasoningText {
   private joined = '';
