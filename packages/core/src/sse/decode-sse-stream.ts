@@ -167,6 +167,10 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     } catch (error) {
       return this.#onReadFailed(error);
     }
+    // The step itself, not a promise of it: a callback that returns a promise costs its `then`
+    // two more microtasks (a thenable job) on every read.
+    if (this.#index < this.#events.length) return { done: false, value: this.#events[this.#index++]! };
+    if (this.#state === 'closed') return DONE;
     return this.#readUntilEvent();
   };
 
