@@ -129,6 +129,7 @@ export async function executeTurn<Native extends object>(
       blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
       // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
       keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
+      reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
     }).then((attempt) => judgeSegmentRun(attempt, segmentIndex, requestId, state));
 
   const end = (ending: TurnEnding): TurnResult => {

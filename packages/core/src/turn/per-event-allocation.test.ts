@@ -75,6 +75,7 @@ describe('runTurn per-event allocation (issue 19)', () => {
       forwardToolCalls: true,
       blockIdPrefix: '',
       keepReasoning: true,
+      reasoningMaxChars: 131_072,
     });
     await Promise.resolve();
     await Promise.resolve();

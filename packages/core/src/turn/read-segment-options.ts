@@ -26,6 +26,8 @@ export interface ReadSegmentOptions {
   blockIdPrefix: string;
   /** R4.3: the reasoning text is kept for a recovery checkpoint (false: recovery is off, or this segment is the recovery). */
   keepReasoning: boolean;
+  /** R4.7: the checkpoint's limit; reasoning past it is not kept (no recovery can follow). */
+  reasoningMaxChars: number;
 }
 
 /** What a segment tells runTurn besides its events. Methods of one object, not closures per turn (see `channel`). */
@@ -51,4 +53,5 @@ export const IDLE_READER_OPTIONS = {
   forwardToolCalls: false,
   blockIdPrefix: '',
   keepReasoning: true,
+  reasoningMaxChars: 0,
 } as unknown as ReadSegmentOptions;

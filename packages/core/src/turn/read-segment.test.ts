@@ -46,6 +46,7 @@ function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, de
     forwardToolCalls: true,
     blockIdPrefix: '',
     keepReasoning: true,
+    reasoningMaxChars: 131_072,
   };
 }
 
@@ -221,8 +222,8 @@ describe('readSegment lets the reasoning go once no recovery can use it (R4.2, R
   const reasoning = (count: number): DecodedStreamEvent[] =>
     Array.from({ length: count }, (_unused, index) => ({ type: 'reasoning-delta', id: 'r', delta: `step ${index}; ` }));
   const cut: DecodedStreamEvent = { type: 'stream-end', terminalFrameSeen: false };
-  const read = async (batches: DecodedStreamEvent[][], keepReasoning = true) =>
-    readSegment({ ...options(newState(), wireReads(batches).events, async () => undefined), channel: pullEveryEvent, keepReasoning });
+  const read = async (batches: DecodedStreamEvent[][], keepReasoning = true, reasoningMaxChars = 131_072) =>
+    readSegment({ ...options(newState(), wireReads(batches).events, async () => undefined), channel: pullEveryEvent, keepReasoning, reasoningMaxChars });
 
   it('text after the reasoning: not held for the rest of the stream', async () => {
     const facts = await read([reasoning(70), [{ type: 'text-delta', id: 't', delta: 'answer' }], [{ type: 'text-delta', id: 't', delta: ' more' }, cut]]);
@@ -243,6 +244,19 @@ describe('readSegment lets the reasoning go once no recovery can use it (R4.2, R
   it('keepReasoning false (recovery off, or the recovery segment itself): none is kept', async () => {
     const facts = await read([reasoning(70), [cut]], false);
     expect(facts).toMatchObject({ end: 'eof', reasoningText: '' });
+  });
+
+  it('past the checkpoint limit (R4.7): kept only until it is longer than the limit, which settles checkpoint-too-large', async () => {
+    const facts = await read([reasoning(200), [cut]], true, 100);
+    // `step 0; ` … `step 12; `: the first delta that takes the text past 100 characters is the last kept.
+    expect(facts.reasoningText).toBe(Array.from({ length: 13 }, (_unused, index) => `step ${index}; `).join(''));
+    expect(facts.reasoningText.length).toBeGreaterThan(100);
+  });
+
+  it('blank reasoning past the limit is kept until a non-blank delta, so the decision is not "no-reasoning"', async () => {
+    const blank = Array.from({ length: 50 }, (): DecodedStreamEvent => ({ type: 'reasoning-delta', id: 'r', delta: '   ' }));
+    const facts = await read([[...blank, { type: 'reasoning-delta', id: 'r', delta: 'x' }, ...reasoning(5)], [cut]], true, 100);
+    expect(facts.reasoningText).toBe(`${' '.repeat(150)}x`);
   });
 });
 

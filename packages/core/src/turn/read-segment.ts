@@ -106,7 +106,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     this.now = options.now;
     this.forwardToolCalls = options.forwardToolCalls;
     this.blockIdPrefix = options.blockIdPrefix;
-    this.reasoning = new ReasoningText(options.keepReasoning);
+    this.reasoning = new ReasoningText(options.keepReasoning, options.reasoningMaxChars);
   }
 
   start(): void {

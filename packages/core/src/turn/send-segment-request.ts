@@ -44,6 +44,7 @@ export interface SendSegmentRequestOptions<Native extends object> {
   forwardToolCalls: boolean;
   blockIdPrefix: string;
   keepReasoning: boolean;
+  reasoningMaxChars: number;
 }
 
 /** How one physical request went, before any decision about it. */
@@ -96,6 +97,7 @@ export async function sendSegmentRequest<Native extends object>(
       forwardToolCalls: options.forwardToolCalls,
       blockIdPrefix: options.blockIdPrefix,
       keepReasoning: options.keepReasoning,
+      reasoningMaxChars: options.reasoningMaxChars,
     });
     if (facts.end === 'aborted') {
       // Release the socket: a decoder that ignores the signal would keep reading.
