@@ -5,12 +5,12 @@ import {
   isContentBlockStart,
   noteTextDelta,
   withBlockPrefix,
-  type MetadataEvent,
   type SegmentEnd,
   type SegmentFacts,
 } from './segment-facts.js';
 import type { EventChannel, HandOverListener } from './event-channel.js';
 import type { AbortRace, AbortWatcher } from './race-abort.js';
+import { HeldOutput } from './held-output.js';
 import { ReasoningText } from './reasoning-text.js';
 import { IDLE_READER_OPTIONS, type BufferedEvents, type ReadSegmentOptions, type SegmentNotices } from './read-segment-options.js';
 
@@ -61,14 +61,8 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private readonly blockIdPrefix: string;
   /** The segment's promise is settled: nothing may change `facts` any more. */
   private settled = false;
-  // An attempt that fails before any content is retried (R1.1) and must leave
-  // no trace with the host: its response id and empty block starts are held
-  // back until its first content event (one logical response, R8.2) and
-  // dropped if none comes. A terminal frame with no content releases them.
-  private heldMetadata: MetadataEvent | undefined;
-  private heldEvents: TurnEvent[] = [];
-  /** Held events released by the first content (or the terminal frame): handed over, one per host pull, first. */
-  private released: TurnEvent[] = [];
+  /** The response id and block starts held back until the first content (R1.1, R4.1, R8.2). */
+  private readonly held = new HeldOutput();
   /** The event handed over last is content: once the host pulled again, output was consumed (R4.1). */
   private handedContent = false;
   /** The terminal frame arrived: the segment ends complete once the released events went out. */
@@ -161,10 +155,10 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private nextForHost(): TurnEvent | undefined {
     try {
       while (!this.settled) {
-        if (this.released.length !== 0) {
+        if (this.held.hasReleased()) {
           // Held events are block starts; the one released them is content.
-          const held = this.nextReleased();
-          return this.handOut(held, isContent(held));
+          const released = this.held.nextReleased();
+          return this.handOut(released, isContent(released));
         }
         if (this.completeWhenSent) {
           this.end('terminal');
@@ -182,17 +176,6 @@ class SegmentReader implements HandOverListener, AbortWatcher {
       this.fail(error);
     }
     return undefined;
-  }
-
-  /**
-   * The next released event. The drained array is let go: it keeps its
-   * backing store (capacity 17 after the first push), held by every open
-   * stream until its end (issue 19, per-stream memory).
-   */
-  private nextReleased(): TurnEvent {
-    const held = this.released.shift()!;
-    if (this.released.length === 0) this.released = [];
-    return held;
   }
 
   /** Outside the host's pull (the segment's start, a wire read): the next event goes to the channel. */
@@ -322,7 +305,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
       case 'response-metadata':
         facts.responseId ??= event.responseId;
         if (facts.outputConsumed) this.notices.noteMetadata(event);
-        else this.heldMetadata ??= event;
+        else this.held.holdMetadata(event);
         return undefined;
       case 'retry':
       case 'heartbeat':
@@ -344,12 +327,12 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     if (content) this.noteOutputTime();
     if (!this.facts.outputConsumed) {
       if (!content) {
-        this.heldEvents.push(event);
+        this.held.hold(event);
         return undefined;
       }
-      if (this.releaseHeld()) {
+      if (this.held.release(this.notices)) {
         // The held block starts go first; this event follows them.
-        this.released.push(event);
+        this.held.queueAfterReleased(event);
         return undefined;
       }
     }
@@ -378,18 +361,8 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   /** The terminal frame arrived: what was held for the host goes out, then the segment ends complete. */
   private completeAfterHeld(): void {
     this.facts.terminalFrameSeen = true;
-    this.releaseHeld();
+    this.held.release(this.notices);
     this.completeWhenSent = true;
-  }
-
-  /** Shows the held response metadata and queues the held block starts to go first; true when there were any. */
-  private releaseHeld(): boolean {
-    if (this.heldMetadata !== undefined) this.notices.noteMetadata(this.heldMetadata);
-    this.heldMetadata = undefined;
-    if (this.heldEvents.length === 0) return false;
-    this.released = this.heldEvents;
-    this.heldEvents = [];
-    return true;
   }
 
   /**
