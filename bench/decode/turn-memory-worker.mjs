@@ -4,7 +4,7 @@
 // Prints one JSON line: { timings: { [variant]: ms[] } }.
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { makeTurnVariant, memoryResponses, timeInterleaved } from './turn-timing.mjs';
+import { makeTurnVariant, memoryResponses, timeInterleaved, MEMORY_TARGET } from './turn-timing.mjs';
 import { makeRequestBody } from './variants.mjs';
 import { renderWireStream } from './wire-streams.mjs';
 
@@ -32,14 +32,13 @@ const makeResponse = memoryResponses(wireBytes, readBytes);
 function makeVariants(name, lib) {
   const adapter = lib.adapters[protocol];
   const request = makeRequestBody(protocol);
-  const target = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'bench-not-a-key' };
   return {
     [`ours@${name}`]: async () => {
       let count = 0;
       for await (const _event of adapter.decodeStream(makeResponse().body)) count += 1;
       if (count < records * 0.8) throw new Error(`bench: decoder produced ${count} events`);
     },
-    [`turn@${name}`]: makeTurnVariant(lib, protocol, { request, target, fetch: async () => makeResponse(), records }),
+    [`turn@${name}`]: makeTurnVariant(lib, protocol, { request, target: MEMORY_TARGET, fetch: async () => makeResponse(), records }),
   };
 }
 

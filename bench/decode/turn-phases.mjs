@@ -20,7 +20,7 @@ import { parseArgs, promisify } from 'node:util';
 import { median } from './report.mjs';
 import { REPO_ROOT } from './resolve-deps.mjs';
 import { bundleTurnLib } from './turn-libs.mjs';
-import { memoryResponses } from './turn-timing.mjs';
+import { memoryResponses, MEMORY_TARGET } from './turn-timing.mjs';
 import { makeRequestBody } from './variants.mjs';
 import { renderWireStream } from './wire-streams.mjs';
 
@@ -56,7 +56,6 @@ async function runWorker(protocol, libPath) {
   const makeResponse = memoryResponses(new Uint8Array(Buffer.concat(plan.chunks)), READ_BYTES, () => (reads += 1));
   const adapter = lib.adapters[protocol];
   const request = makeRequestBody(protocol);
-  const target = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'bench-not-a-key' };
   const arrivals = new Float64Array(records * 2 + 16);
   const timeEvents = async (events) => {
     reads = 0;
@@ -69,7 +68,7 @@ async function runWorker(protocol, libPath) {
   const variants = {
     ours: () => timeEvents(() => adapter.decodeStream(makeResponse().body)),
     turn: async () => {
-      const run = lib.runTurn({ adapter, request, target, fetch: async () => makeResponse(), retry: { maxRetries: 0 } });
+      const run = lib.runTurn({ adapter, request, target: MEMORY_TARGET, fetch: async () => makeResponse(), retry: { maxRetries: 0 } });
       const split = await timeEvents(() => run);
       // As turn-timing.mjs's makeTurnVariant: a turn that did not end ok would time something else.
       const result = await run.result;

@@ -46,6 +46,9 @@ export async function timeInterleaved(variants, { warmup, reps, gc, warmEach = f
   return timings;
 }
 
+/** The upstream runTurn is given when its bodies come from memory: never dialled (the fetch is `memoryResponses`). */
+export const MEMORY_TARGET = { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'bench-not-a-key' };
+
 /**
  * `() => Response` over `wireBytes` held in memory: each call a fresh body
  * that gives `readBytes` per read, as a socket would; `onRead` runs per read.
