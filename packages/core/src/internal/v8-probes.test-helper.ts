@@ -10,6 +10,7 @@ let probes:
       hasFastProperties: (object: object) => boolean;
       haveSameMap: (a: object, b: object) => boolean;
       neverOptimize: (fn: Function) => void;
+      optimizeOnNextCall: (fn: Function) => void;
     }
   | undefined;
 
@@ -21,6 +22,7 @@ function loadProbes(): NonNullable<typeof probes> {
     hasFastProperties: new Function('object', 'return %HasFastProperties(object);') as (object: object) => boolean,
     haveSameMap: new Function('a', 'b', 'return %HaveSameMap(a, b);') as (a: object, b: object) => boolean,
     neverOptimize: new Function('fn', '%NeverOptimizeFunction(fn);') as (fn: Function) => void,
+    optimizeOnNextCall: new Function('fn', '%PrepareFunctionForOptimization(fn); %OptimizeFunctionOnNextCall(fn);') as (fn: Function) => void,
   };
 }
 
@@ -54,4 +56,13 @@ export function keepInterpreted(target: Function | object): void {
     const value = Object.getOwnPropertyDescriptor(target, name)?.value;
     if (typeof value === 'function' && name !== 'constructor') v8.neverOptimize(value);
   }
+}
+
+/**
+ * TurboFan compiles `fn` when it is next called (`%OptimizeFunctionOnNextCall`):
+ * for a test that must hold in optimised code too (an operation kept only for
+ * its effect on V8's heap could be removed there).
+ */
+export function optimizeOnNextCall(fn: Function): void {
+  (probes ??= loadProbes()).optimizeOnNextCall(fn);
 }

@@ -1,18 +1,24 @@
-/** Reasoning deltas per join into the segment's reasoning text. */
-const JOIN_EVERY = 64;
+/** Reasoning deltas per fold of the rope into the segment's reasoning text. */
+const FOLD_EVERY = 64;
 
 /**
  * A segment's reasoning text, kept in memory only (R4.10) for the recovery
  * checkpoint (R4.3), and only while a recovery can still use it (see `drop`
- * and `maxChars`). `+=` per delta keeps every delta string alive, plus a
- * cons string per delta, for the whole turn: thousands of small objects that
- * each scavenge copies and then promotes (issue 19: runTurn's scavenge cost
- * 2–3 ms per 20k-chunk turn against its decoder's 1.3). Joined every
- * JOIN_EVERY deltas, a turn keeps two objects per batch instead.
+ * and `maxChars`).
+ *
+ * Deltas are appended with `+=`: V8 makes one cons string per delta (≈ 5 ns),
+ * where an array push and a `join` every 64 cost ≈ 20 ns per delta on their
+ * own and ≈ 45 in runTurn's path (bench/decode/turn-phases.mjs, issue 19). A
+ * rope holds every delta and a cons string per delta (≈ 7 bytes per
+ * character for word-sized deltas), so every FOLD_EVERY deltas it is
+ * flattened (`fold`) and appended to `joined`, which then holds ≈ 1 byte per
+ * character and one cons string per fold (reasoning-text-retention.test.ts).
  */
 export class ReasoningText {
   private joined = '';
-  private readonly parts: string[] = [];
+  /** The deltas since the last fold, as a rope. */
+  private recent = '';
+  private recentCount = 0;
   /** Characters added so far, and whether any of them is not whitespace. */
   private chars = 0;
   private nonBlank = false;
@@ -31,7 +37,8 @@ export class ReasoningText {
 
   add(delta: string): void {
     if (!this.kept) return;
-    if (this.parts.push(delta) === JOIN_EVERY) this.join();
+    this.recent += delta;
+    if (++this.recentCount === FOLD_EVERY) this.fold();
     this.chars += delta.length;
     // trim() allocates: once one delta was not blank, the rest need no check.
     if (!this.nonBlank && delta.trim() !== '') this.nonBlank = true;
@@ -47,18 +54,23 @@ export class ReasoningText {
   drop(): void {
     this.kept = false;
     this.joined = '';
-    this.parts.length = 0;
+    this.recent = '';
+    this.recentCount = 0;
   }
 
   /** Everything kept, as one string ('' once dropped). */
   text(): string {
-    this.join();
+    this.fold();
     return this.joined;
   }
 
-  private join(): void {
-    if (this.parts.length === 0) return;
-    this.joined += this.parts.join('');
-    this.parts.length = 0;
+  private fold(): void {
+    if (this.recentCount === 0) return;
+    // Reading a character flattens a cons string in place (V8's String::Flatten): the rope's
+    // deltas and cons strings become garbage, one flat string is kept.
+    this.recent.charCodeAt(0);
+    this.joined += this.recent;
+    this.recent = '';
+    this.recentCount = 0;
   }
 }
