@@ -120,7 +120,9 @@ export class EventChannel {
     const taken = this.taken;
     if (taken !== undefined) {
       this.taken = undefined;
-      const direct = taken.resume();
+      // A posted event's listener (NOBODY) is not called: this call site then only ever
+      // sees the reader's `resume`, so TurboFan inlines it here (issue 19).
+      const direct = taken === NOBODY ? undefined : taken.resume();
       if (direct !== undefined) {
         // The producer's next event, at hand: straight back with this pull —
         // no queue slot and no second call per event (issue 19) — unless
