@@ -78,8 +78,17 @@ function validateOptions<Native extends object>(options: RunTurnOptions<Native>)
 export function runTurn<Native extends object>(options: RunTurnOptions<Native>): TurnRun {
   validateOptions(options);
   // Bad recovery limits throw here, at call time (R4.8).
-  return createTurnRun(new RunTurnDriver(options, resolveStreamRecoveryConfig(options.streamRecovery)));
+  const recovery = options.streamRecovery === undefined ? DEFAULT_RECOVERY : resolveStreamRecoveryConfig(options.streamRecovery);
+  return createTurnRun(new RunTurnDriver(options, recovery));
 }
+
+/**
+ * The defaults, resolved once: most turns give no `streamRecovery`, and
+ * resolving it (key checks, a loop over the limits) ran unoptimised on every
+ * turn — once per turn is too rare for V8 to optimise (issue 19). Never
+ * mutated: the engine only reads its config.
+ */
+const DEFAULT_RECOVERY: StreamRecoveryConfig = resolveStreamRecoveryConfig(undefined);
 
 const globalFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
 
