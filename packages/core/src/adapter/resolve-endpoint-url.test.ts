@@ -20,3 +20,19 @@ describe('resolveEndpointUrl: baseUrl with or without /v1 (issue 18, decision 02
     it(`${baseUrl} + ${endpoint}`, () => expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected));
   }
 });
+
+describe('resolveEndpointUrl remembers only the last URL it resolved (issue 19, decision 0296)', () => {
+  it('answers each call for its own base and endpoint, whatever came before', () => {
+    const calls: Array<[string, string, string]> = [
+      ['https://api.openai.com', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
+      ['https://api.openai.com', '/responses', 'https://api.openai.com/v1/responses'],
+      ['https://api.openai.com', '/responses', 'https://api.openai.com/v1/responses'],
+      ['https://api.anthropic.com/v1', '/responses', 'https://api.anthropic.com/v1/responses'],
+      ['https://api.openai.com', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
+      // Not a usable base, but the rule still applies: nothing remembered stands in for it.
+      ['', '', '/v1'],
+      ['', '/messages', '/v1/messages'],
+    ];
+    for (const [baseUrl, endpoint, expected] of calls) expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected);
+  });
+});
