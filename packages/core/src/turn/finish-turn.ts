@@ -71,21 +71,23 @@ export function finishTurn(ending: TurnEnding, context: FinishTurnContext): Turn
   else if (finishReason !== undefined) state.channel.post({ type: 'finish', finishReason });
 
   const endedAt = context.now();
-  const outcome: TurnOutcome =
-    ending.error === undefined ? 'ok' : ending.error.kind === 'aborted' ? 'aborted' : 'failed';
-  state.recordTurn({
-    time: context.turnStartedAt,
-    protocol: context.protocol,
-    model: context.model,
-    outcome,
-    errorCode: ending.error?.code,
-    recovered: ending.recovery?.recovered === true,
-    recoveryId: ending.recovery?.recoveryId,
-    physicalRequests: state.segments.length,
-    durationMs: endedAt - context.turnStartedAt,
-    usage: knownUsage,
-    usageComplete: usage.complete,
-  });
+  if (state.recordsStats) {
+    const outcome: TurnOutcome =
+      ending.error === undefined ? 'ok' : ending.error.kind === 'aborted' ? 'aborted' : 'failed';
+    state.recordTurn({
+      time: context.turnStartedAt,
+      protocol: context.protocol,
+      model: context.model,
+      outcome,
+      errorCode: ending.error?.code,
+      recovered: ending.recovery?.recovered === true,
+      recoveryId: ending.recovery?.recoveryId,
+      physicalRequests: state.segments.length,
+      durationMs: endedAt - context.turnStartedAt,
+      usage: knownUsage,
+      usageComplete: usage.complete,
+    });
+  }
   return {
     outcome: ending.error === undefined ? 'ok' : 'error',
     error: ending.error,

@@ -110,6 +110,15 @@ export class TurnState implements StopSource {
     this.channel.post(event);
   }
 
+  /**
+   * A sink was given. Without one, the samples and the turn record are not
+   * built at all: most library turns have none, and building them ran
+   * cache-cold at the end of every turn (issue 19, decision 0296).
+   */
+  get recordsStats(): boolean {
+    return this.stats !== undefined;
+  }
+
   recordUsage(sample: UsageSample): void {
     callSafely(() => this.stats?.recordUsage(sample));
   }
