@@ -113,7 +113,9 @@ export async function executeTurn<Native extends object>(
         };
 
   // Not async, nor the attempt below: a suspended frame per layer (a generator, its registers, a
-  // promise and its reaction) is held for the whole stream of every open turn (issue 19).
+  // promise and its reaction) is held for the whole stream of every open turn (issue 19). One `then`
+  // judges and keeps the segment: a second layer for the attempt cost every open turn another
+  // promise, reaction and closure, and its end another async hop.
   const runSegment = (segmentIndex: 0 | 1, native: Native, requestId: string): Promise<SegmentRun> =>
     sendSegmentRequest({
       adapter,
@@ -131,7 +133,16 @@ export async function executeTurn<Native extends object>(
       // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
       keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
       reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
-    }).then((attempt) => judgeSegmentRun(attempt, segmentIndex, requestId, state));
+    }).then((attempt) => {
+      const run = judgeSegmentRun(attempt, segmentIndex, requestId, state);
+      state.segments.push(run.record);
+      // Segment 1's failures go back to withRetry (R1), recorded at once; the recovery segment is never retried.
+      if (segmentIndex === 0 && run.verdict?.kind === 'failed') {
+        recordSample(run.record, {});
+        throw run.verdict.error;
+      }
+      return run;
+    });
 
   const end = (ending: TurnEnding): TurnResult => {
     clearTimeout(limitTimer);
@@ -153,14 +164,7 @@ export async function executeTurn<Native extends object>(
             : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
         // withRetry is given `state.signal` below, so the attempt's signal aborts exactly when it does:
         // the segment races the turn's stop itself (no `AbortSignal.any` per attempt, decision 0180).
-        return runSegment(0, native, context.attemptId).then((run) => {
-          state.segments.push(run.record);
-          if (run.verdict?.kind === 'failed') {
-            recordSample(run.record, {});
-            throw run.verdict.error;
-          }
-          return run;
-        });
+        return runSegment(0, native, context.attemptId);
       },
       {
         ...options.retry,
@@ -243,7 +247,6 @@ export async function executeTurn<Native extends object>(
 
     // The recovery segment is sent once and never retried: a third request is never made (issue 4 row 7).
     const second = await runSegment(1, recoveryRequest, options.createId());
-    state.segments.push(second.record);
     const secondVerdict = second.verdict;
     const recovered =
       secondVerdict?.kind === 'ok' && secondVerdict.facts.nonWhitespaceText && secondVerdict.facts.terminalFrameSeen;
