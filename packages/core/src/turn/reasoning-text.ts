@@ -12,7 +12,7 @@ const FOLD_EVERY = 64;
  * rope holds every delta and a cons string per delta (≈ 7 bytes per
  * character for word-sized deltas), so every FOLD_EVERY deltas it is
  * flattened (`fold`) and appended to `joined`, which then holds ≈ 1 byte per
- * character and one cons string per fold (reasoning-text-retention.test.ts).
+ * character and one cons string per fold (reasoning-text.test.ts).
  */
 export class ReasoningText {
   private joined = '';
