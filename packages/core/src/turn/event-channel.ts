@@ -29,9 +29,6 @@ export interface ChannelEnd {
   lastStep(): Promise<TurnStep>;
 }
 
-/** For `post`: nobody waits. */
-const NOBODY: HandOverListener = { resume: () => undefined, stop: () => undefined };
-
 /**
  * A rendezvous between runTurn (producer) and the host's iterator. An event
  * is acknowledged only once the host has taken it and pulled again, so the
@@ -52,14 +49,14 @@ export class EventChannel {
    * Two fields, not a push and a shift on two arrays per event (issue 19).
    */
   private nextEvent: TurnEvent | undefined;
-  private nextListener: HandOverListener = NOBODY;
+  private nextListener: HandOverListener | undefined;
   /** Events queued behind `nextEvent` (a notice posted while one waits), with their listeners. */
   private readonly events: TurnEvent[] = [];
-  private readonly listeners: HandOverListener[] = [];
+  private readonly listeners: Array<HandOverListener | undefined> = [];
   private waiter: ((step: TurnStep | Promise<TurnStep>) => void) | undefined;
   /** The pull the waiter settles; set exactly while `waiter` is. */
   private waiting: Promise<TurnStep> | undefined;
-  /** The listener of the event the host holds (it holds one at a time), until it pulls again. */
+  /** The listener of the event the host holds (it holds one at a time), until it pulls again; none for a posted one. */
   private taken: HandOverListener | undefined;
   private closed = false;
   private stopped = false;
@@ -101,7 +98,7 @@ export class EventChannel {
   /** Queue an event without waiting (retry/heartbeat notices emitted from a sync callback). */
   post(event: TurnEvent): void {
     if (this.stopped || this.closed) return;
-    this.push(event, NOBODY);
+    this.push(event, undefined);
   }
 
   /**
@@ -120,9 +117,9 @@ export class EventChannel {
     const taken = this.taken;
     if (taken !== undefined) {
       this.taken = undefined;
-      // A posted event's listener (NOBODY) is not called: this call site then only ever
-      // sees the reader's `resume`, so TurboFan inlines it here (issue 19).
-      const direct = taken === NOBODY ? undefined : taken.resume();
+      // A posted event has no listener, not a no-op one: this call site then only ever sees the
+      // reader's `resume`, so TurboFan inlines it here (issue 19).
+      const direct = taken.resume();
       if (direct !== undefined) {
         // The producer's next event, at hand: straight back with this pull —
         // no queue slot and no second call per event (issue 19) — unless
@@ -139,7 +136,7 @@ export class EventChannel {
     if (next !== undefined) {
       this.taken = this.nextListener;
       this.nextEvent = undefined;
-      this.nextListener = NOBODY;
+      this.nextListener = undefined;
       return Promise.resolve({ done: false, value: next });
     }
     if (this.events.length > 0) {
@@ -173,18 +170,17 @@ export class EventChannel {
   /** The host stopped: every pending and future delivery rejects; a pending pull ends with the last step. */
   stopConsumer(): void {
     this.stopped = true;
-    const pending = this.nextEvent === undefined ? [] : [this.nextListener];
-    pending.push(...this.listeners.splice(0));
+    const pending = [this.nextListener, ...this.listeners.splice(0), this.taken];
     this.nextEvent = undefined;
-    this.nextListener = NOBODY;
+    this.nextListener = undefined;
     this.events.length = 0;
-    if (this.taken !== undefined) pending.push(this.taken);
     this.taken = undefined;
-    for (const listener of pending) listener.stop(new ConsumerStoppedError());
+    for (const listener of pending) listener?.stop(new ConsumerStoppedError());
     this.wakeWithLastStep();
   }
 
-  private push(event: TurnEvent, listener: HandOverListener): void {
+  /** `listener` undefined: a posted event, nobody waits for it. */
+  private push(event: TurnEvent, listener: HandOverListener | undefined): void {
     const waiter = this.waiter;
     if (waiter === undefined) {
       // Behind `nextEvent` or the queue, never ahead of them: the host gets events in order.
