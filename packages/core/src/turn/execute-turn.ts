@@ -89,8 +89,7 @@ export async function executeTurn<Native extends object>(
 
   // The warnings snapshot is taken when the sample is recorded; it never changes afterwards (R4.11).
   const recordSample = (record: SegmentRecord, extra: SampleRecovery): void => {
-    if (!state.recordsStats) return;
-    state.recordUsage(
+    state.recordUsage(() =>
       buildUsageSample(record, {
         protocol,
         model,

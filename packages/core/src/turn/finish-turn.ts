@@ -71,23 +71,19 @@ export function finishTurn(ending: TurnEnding, context: FinishTurnContext): Turn
   else if (finishReason !== undefined) state.channel.post({ type: 'finish', finishReason });
 
   const endedAt = context.now();
-  if (state.recordsStats) {
-    const outcome: TurnOutcome =
-      ending.error === undefined ? 'ok' : ending.error.kind === 'aborted' ? 'aborted' : 'failed';
-    state.recordTurn({
-      time: context.turnStartedAt,
-      protocol: context.protocol,
-      model: context.model,
-      outcome,
-      errorCode: ending.error?.code,
-      recovered: ending.recovery?.recovered === true,
-      recoveryId: ending.recovery?.recoveryId,
-      physicalRequests: state.segments.length,
-      durationMs: endedAt - context.turnStartedAt,
-      usage: knownUsage,
-      usageComplete: usage.complete,
-    });
-  }
+  state.recordTurn(() => ({
+    time: context.turnStartedAt,
+    protocol: context.protocol,
+    model: context.model,
+    outcome: turnOutcome(ending.error),
+    errorCode: ending.error?.code,
+    recovered: ending.recovery?.recovered === true,
+    recoveryId: ending.recovery?.recoveryId,
+    physicalRequests: state.segments.length,
+    durationMs: endedAt - context.turnStartedAt,
+    usage: knownUsage,
+    usageComplete: usage.complete,
+  }));
   return {
     outcome: ending.error === undefined ? 'ok' : 'error',
     error: ending.error,
@@ -99,4 +95,9 @@ export function finishTurn(ending: TurnEnding, context: FinishTurnContext): Turn
     warnings: Object.freeze(state.warnings),
     durationMs: endedAt - context.turnStartedAt,
   };
+}
+
+function turnOutcome(error: TurnError | undefined): TurnOutcome {
+  if (error === undefined) return 'ok';
+  return error.kind === 'aborted' ? 'aborted' : 'failed';
 }

@@ -110,23 +110,23 @@ export class TurnState implements StopSource {
     this.channel.post(event);
   }
 
-  /**
-   * A sink was given. Without one, the samples and the turn record are not
-   * built at all: most library turns have none, and building them ran
-   * cache-cold at the end of every turn (issue 19, decision 0296).
-   */
-  get recordsStats(): boolean {
-    return this.stats !== undefined;
+  // Samples and the turn record are built only for a sink: most library turns have none, and
+  // building them ran cache-cold at the end of every turn (issue 19, decision 0296).
+
+  recordUsage(buildSample: () => UsageSample): void {
+    const { stats } = this;
+    if (stats === undefined) return;
+    const sample = buildSample();
+    callSafely(() => stats.recordUsage(sample));
   }
 
-  recordUsage(sample: UsageSample): void {
-    callSafely(() => this.stats?.recordUsage(sample));
-  }
-
-  recordTurn(record: TurnRecord): void {
+  recordTurn(buildRecord: () => TurnRecord): void {
     if (this.turnRecorded) return;
     this.turnRecorded = true;
-    callSafely(() => this.stats?.recordTurn(record));
+    const { stats } = this;
+    if (stats === undefined) return;
+    const record = buildRecord();
+    callSafely(() => stats.recordTurn(record));
   }
 }
 
