@@ -63,7 +63,6 @@ if (args.floor) {
 }
 if (baselineRef !== undefined) proxies.push({ name: `gateway @ ${baselineRef}`, args: ['gateway', await bundleGateway(root, baselineRef, workDir, 1)] });
 const reasoningKib = Number(args['reasoning-kb']);
-// --reasoning-kb K: every stream thinks K KiB (Chat `reasoning_content`) before its paced answer: what a stream holds of it meanwhile.
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`, `reasoningKb=${reasoningKib}`]);
 // --prompt-kb N: the measured streams carry an N KiB prompt, as an agent's turn does (decision 0292); the warm-up stays small.
 const promptKib = Number(args['prompt-kb']);
