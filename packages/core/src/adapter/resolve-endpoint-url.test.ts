@@ -4,6 +4,8 @@ import { resolveEndpointUrl } from './resolve-endpoint-url.js';
 describe('resolveEndpointUrl: baseUrl with or without /v1 (issue 18, decision 0260)', () => {
   const cases: Array<[string, string, string]> = [
     ['https://api.openai.com', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
+    // The same base, another endpoint, right after it: the last URL resolved must not answer (issue 19, decision 0296).
+    ['https://api.openai.com', '/responses', 'https://api.openai.com/v1/responses'],
     ['https://api.openai.com/v1', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
     ['https://api.openai.com/v1/', '/responses', 'https://api.openai.com/v1/responses'],
     ['https://api.anthropic.com', '/messages', 'https://api.anthropic.com/v1/messages'],
@@ -19,20 +21,7 @@ describe('resolveEndpointUrl: baseUrl with or without /v1 (issue 18, decision 02
   for (const [baseUrl, endpoint, expected] of cases) {
     it(`${baseUrl} + ${endpoint}`, () => expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected));
   }
-});
-
-describe('resolveEndpointUrl remembers only the last URL it resolved (issue 19, decision 0296)', () => {
-  it('answers each call for its own base and endpoint, whatever came before', () => {
-    const calls: Array<[string, string, string]> = [
-      ['https://api.openai.com', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
-      ['https://api.openai.com', '/responses', 'https://api.openai.com/v1/responses'],
-      ['https://api.openai.com', '/responses', 'https://api.openai.com/v1/responses'],
-      ['https://api.anthropic.com/v1', '/responses', 'https://api.anthropic.com/v1/responses'],
-      ['https://api.openai.com', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
-      // Not a usable base, but the rule still applies: nothing remembered stands in for it.
-      ['', '', '/v1'],
-      ['', '/messages', '/v1/messages'],
-    ];
-    for (const [baseUrl, endpoint, expected] of calls) expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected);
+  it('every case again, in reverse order: the URL it remembers never stands in for another (decision 0296)', () => {
+    for (const [baseUrl, endpoint, expected] of [...cases].reverse()) expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected);
   });
 });
