@@ -112,36 +112,38 @@ export async function executeTurn<Native extends object>(
         };
 
   // Not async, nor the attempt below: a suspended frame per layer (a generator, its registers, a
-  // promise and its reaction) is held for the whole stream of every open turn (issue 19). One `then`
-  // judges and keeps the segment: a second layer for the attempt cost every open turn another
-  // promise, reaction and closure, and its end another async hop.
+  // promise and its reaction) is held for the whole stream of every open turn (issue 19). The
+  // request settles with the judged segment itself, one promise for both (decision 0297).
   const runSegment = (segmentIndex: 0 | 1, native: Native, requestId: string): Promise<SegmentRun> =>
-    sendSegmentRequest({
-      adapter,
-      native: adapter.withStreaming(native),
-      target,
-      fetch: options.fetch,
-      requestId,
-      requestIdHeader: options.requestIdHeader,
-      stop: state,
-      now,
-      channel,
-      notices: state,
-      forwardToolCalls: segmentIndex === 0,
-      blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
-      // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
-      keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
-      reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
-    }).then((attempt) => {
-      const run = judgeSegmentRun(attempt, segmentIndex, requestId, state);
-      state.segments.push(run.record);
-      // Segment 1's failures go back to withRetry (R1), recorded at once; the recovery segment is never retried.
-      if (segmentIndex === 0 && run.verdict?.kind === 'failed') {
-        recordSample(run.record, {});
-        throw run.verdict.error;
-      }
-      return run;
-    });
+    sendSegmentRequest(
+      {
+        adapter,
+        native: adapter.withStreaming(native),
+        target,
+        fetch: options.fetch,
+        requestId,
+        requestIdHeader: options.requestIdHeader,
+        stop: state,
+        now,
+        channel,
+        notices: state,
+        forwardToolCalls: segmentIndex === 0,
+        blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
+        // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
+        keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
+        reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
+      },
+      (attempt) => {
+        const run = judgeSegmentRun(attempt, segmentIndex, requestId, state);
+        state.segments.push(run.record);
+        // Segment 1's failures go back to withRetry (R1), recorded at once; the recovery segment is never retried.
+        if (segmentIndex === 0 && run.verdict?.kind === 'failed') {
+          recordSample(run.record, {});
+          throw run.verdict.error;
+        }
+        return run;
+      },
+    );
 
   const end = (ending: TurnEnding): TurnResult => {
     clearTimeout(limitTimer);

@@ -1,6 +1,7 @@
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { EventChannel } from './event-channel.js';
 import type { AbortRace } from './race-abort.js';
+import type { SegmentFacts } from './segment-facts.js';
 
 // What readSegment is given: its contract with runTurn and the decoder, apart from the reader itself.
 
@@ -36,12 +37,21 @@ export interface SegmentNotices {
   noteMetadata(event: Extract<TurnEvent, { type: 'response-metadata' }>): void;
 }
 
+/** Who hears how a segment ended, once: its facts, or what a read or a host's pull threw. */
+export interface SegmentEndListener {
+  onSegmentEnd(facts: SegmentFacts): void;
+  onSegmentFailed(error: unknown): void;
+}
+
 /** The decoder's synchronous read of its current batch (core's decodeSseStream has it; other iterators may not). */
 export interface BufferedEvents {
   takeBuffered?(): DecodedStreamEvent | undefined;
 }
 
 const ignore = (): undefined => undefined;
+
+/** The idle reader's listener (see `IDLE_READER_OPTIONS`). */
+export const IDLE_END_LISTENER: SegmentEndListener = { onSegmentEnd: ignore, onSegmentFailed: ignore };
 
 /** Options of the idle reader that keeps SegmentReader's shape alive (see its `shapeAnchor`). */
 export const IDLE_READER_OPTIONS = {

@@ -12,10 +12,17 @@ import type { EventChannel, HandOverListener } from './event-channel.js';
 import type { AbortRace, AbortWatcher } from './race-abort.js';
 import { HeldOutput } from './held-output.js';
 import { ReasoningText } from './reasoning-text.js';
-import { IDLE_READER_OPTIONS, type BufferedEvents, type ReadSegmentOptions, type SegmentNotices } from './read-segment-options.js';
+import {
+  IDLE_END_LISTENER,
+  IDLE_READER_OPTIONS,
+  type BufferedEvents,
+  type ReadSegmentOptions,
+  type SegmentEndListener,
+  type SegmentNotices,
+} from './read-segment-options.js';
 
 export type { SegmentEnd, SegmentFacts } from './segment-facts.js';
-export type { ReadSegmentOptions, SegmentNotices } from './read-segment-options.js';
+export type { ReadSegmentOptions, SegmentEndListener, SegmentNotices } from './read-segment-options.js';
 
 const ignore = (): undefined => undefined;
 
@@ -33,8 +40,18 @@ const ignore = (): undefined => undefined;
  */
 export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
   return new Promise<SegmentFacts>((resolve, reject) => {
-    new SegmentReader(options, resolve, reject).start();
+    startSegmentReader(options, { onSegmentEnd: resolve, onSegmentFailed: reject });
   });
+}
+
+/**
+ * `readSegment` without a promise of its own: `ended` hears the segment's
+ * end once. runTurn's request settles its attempt from there, so an open
+ * stream holds no promise, reaction or suspended frame for the read itself
+ * (issue 19, decision 0297).
+ */
+export function startSegmentReader(options: ReadSegmentOptions, ended: SegmentEndListener): void {
+  new SegmentReader(options, ended).start();
 }
 
 class SegmentReader implements HandOverListener, AbortWatcher {
@@ -46,7 +63,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
    * dependencies", `--trace-deopt`): about twice the steady-state cost of a
    * 20 000-chunk turn (issue 19, decision 0271; the decoders do the same, 0202).
    */
-  static readonly shapeAnchor = new SegmentReader(IDLE_READER_OPTIONS, ignore, ignore);
+  static readonly shapeAnchor = new SegmentReader(IDLE_READER_OPTIONS, IDLE_END_LISTENER);
   private readonly facts = createFacts();
   private readonly iterator: AsyncIterator<DecodedStreamEvent> & BufferedEvents;
   // The options' fields, copied: the per-event methods read only this class's
@@ -90,8 +107,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
 
   constructor(
     options: ReadSegmentOptions,
-    private readonly resolve: (facts: SegmentFacts) => void,
-    private readonly reject: (error: unknown) => void,
+    private readonly ended: SegmentEndListener,
   ) {
     this.iterator = options.events[Symbol.asyncIterator]();
     this.race = options.race;
@@ -128,13 +144,13 @@ class SegmentReader implements HandOverListener, AbortWatcher {
     this.facts.reasoningText = this.reasoning.text();
     this.facts.end = how;
     if (how !== 'eof' && how !== 'transport-error') this.closeIterator();
-    this.resolve(this.facts);
+    this.ended.onSegmentEnd(this.facts);
   }
 
   private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
-    this.reject(error);
+    this.ended.onSegmentFailed(error);
   }
 
   private closeIterator(): void {

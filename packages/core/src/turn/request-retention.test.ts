@@ -4,12 +4,39 @@ import { runTurn } from './run-turn.js';
 import { createFakeFetch, fakeAdapter, type FakeNative } from './fake-wire.test-helper.js';
 import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 
-// Issue 19, decision 0292: a gateway turn lives as long as its stream, so the
-// built request (its serialized body is the whole prompt) must not be held
-// while the stream runs. Checked with V8's own collector.
+// Issue 19, decisions 0292 and 0297: a gateway turn lives as long as its
+// stream, so what only the request needed — the built request (its
+// serialized body is the whole prompt), the streaming copy of the native
+// request — must not be held while the stream runs. Checked with V8's own collector.
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('runTurn does not hold the built request while its stream runs (issue 19, decision 0292)', () => {
+/** Opens a turn whose upstream hangs after its first delta, collects garbage, then reports what `kept` still reaches. */
+async function collectedWhileStreaming(adapter: ProtocolAdapter<FakeNative>, kept: WeakRef<object>[]): Promise<(object | undefined)[]> {
+  const { fetch } = createFakeFetch([{ lines: [{ t: 'first' }], then: 'hang' }]);
+  const run = runTurn({
+    adapter,
+    request: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(10_000) }] }] },
+    target: { baseUrl: 'https://upstream.test', apiKey: 'k' },
+    fetch: fetch as never,
+    retry: { maxRetries: 0 },
+    streamRecovery: false,
+  });
+  const events = run[Symbol.asyncIterator]();
+  let step = await events.next();
+  while (step.done !== true && step.value.type !== 'text-delta') step = await events.next();
+  expect(step.done !== true && step.value.type === 'text-delta' && step.value.delta).toBe('first');
+  // The stream is open (the upstream hangs): the turn waits in its segment read.
+  const waiting = events.next();
+  await settle();
+  collectGarbage();
+  collectGarbage();
+  const reached = kept.map((ref) => ref.deref());
+  await events.return?.();
+  await waiting;
+  return reached;
+}
+
+describe('runTurn does not hold the request while its stream runs (issue 19, decisions 0292, 0297)', () => {
   it('the request the adapter built is collectable once the response head is in', async () => {
     const built: WeakRef<object>[] = [];
     const adapter: ProtocolAdapter<FakeNative> = {
@@ -20,27 +47,21 @@ describe('runTurn does not hold the built request while its stream runs (issue 1
         return http;
       },
     };
-    const { fetch } = createFakeFetch([{ lines: [{ t: 'first' }], then: 'hang' }]);
-    const run = runTurn({
-      adapter,
-      request: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(10_000) }] }] },
-      target: { baseUrl: 'https://upstream.test', apiKey: 'k' },
-      fetch: fetch as never,
-      retry: { maxRetries: 0 },
-      streamRecovery: false,
-    });
-    const events = run[Symbol.asyncIterator]();
-    let step = await events.next();
-    while (step.done !== true && step.value.type !== 'text-delta') step = await events.next();
-    expect(step.done !== true && step.value.type === 'text-delta' && step.value.delta).toBe('first');
-    // The stream is open (the upstream hangs): the turn waits in its segment read.
-    const waiting = events.next();
-    await settle();
-    collectGarbage();
-    collectGarbage();
-    expect(built).toHaveLength(1);
-    expect(built[0]!.deref()).toBeUndefined();
-    await events.return?.();
-    await waiting;
+    const reached = await collectedWhileStreaming(adapter, built);
+    expect(reached).toEqual([undefined]);
+  });
+
+  it('the streaming copy of the request is collectable once the response head is in', async () => {
+    const streaming: WeakRef<object>[] = [];
+    const adapter: ProtocolAdapter<FakeNative> = {
+      ...fakeAdapter,
+      withStreaming: (native) => {
+        const copy = fakeAdapter.withStreaming(native);
+        streaming.push(new WeakRef(copy));
+        return copy;
+      },
+    };
+    const reached = await collectedWhileStreaming(adapter, streaming);
+    expect(reached).toEqual([undefined]);
   });
 });

@@ -4,7 +4,7 @@ import { collectCredentialValues, redactCredentialText } from '../retry/redact-c
 import type { TurnError } from '../errors/turn-error.js';
 import type { ByteStream } from '../sse/byte-stream.js';
 import { ABORTED, AbortRace, type Aborted, type StopSource } from './race-abort.js';
-import { readSegment, type ReadSegmentOptions, type SegmentFacts } from './read-segment.js';
+import { startSegmentReader, type ReadSegmentOptions, type SegmentEndListener, type SegmentFacts } from './read-segment.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
 export interface FetchResponseHeaders {
@@ -72,40 +72,105 @@ export function withRequestIdHeader(
 }
 
 /**
- * Sends one physical request and reads its stream. I/O lives here only. One
- * async function while the stream runs: each suspended async frame (a
- * generator, its registers, a promise and its reaction) is held for the
- * whole stream of every open turn, and a wrapper awaiting this one was a
- * second (issue 19, per-stream memory).
+ * Sends one physical request, reads its stream and settles with what
+ * `settle` makes of the attempt (a throw from it rejects). I/O lives here
+ * only. One promise from the request to its judged attempt: an async
+ * function awaiting the read, the read's own promise and a `then` for the
+ * judgement were each a promise, a reaction and closures — the function also a
+ * suspended frame and its registers — held for the whole stream of every
+ * open turn (issue 19, per-stream memory, decision 0297).
  */
-export async function sendSegmentRequest<Native extends object>(
+export function sendSegmentRequest<Native extends object, Result>(
   options: SendSegmentRequestOptions<Native>,
-): Promise<SegmentAttempt> {
-  const race = new AbortRace(options.stop);
-  try {
-    const { adapter, now } = options;
-    const startedAt = now();
-    const head = await requestHead(options, race, startedAt);
-    if (head.stage !== 'responded') return head;
-    const body: ByteStream = head.response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-    const facts = await readSegment({
-      events: adapter.decodeStream(body),
-      race,
-      channel: options.channel,
-      notices: options.notices,
-      now,
-      forwardToolCalls: options.forwardToolCalls,
-      blockIdPrefix: options.blockIdPrefix,
-      keepReasoning: options.keepReasoning,
-      reasoningMaxChars: options.reasoningMaxChars,
-    });
-    if (facts.end === 'aborted') {
-      // Release the socket: a decoder that ignores the signal would keep reading.
-      body.cancel().catch(() => undefined);
+  settle: (attempt: SegmentAttempt) => Result,
+): Promise<Result> {
+  return new Promise<Result>((resolve, reject) => {
+    new SegmentRequest(options.now, new AbortRace(options.stop), settle, resolve, reject).send(options);
+  });
+}
+
+const ignore = (): undefined => undefined;
+const emptyBody = (): ByteStream => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+
+/**
+ * One physical request while it runs. The options (the streaming request
+ * among them) are not kept: once the head is in, only what the stream needs
+ * stays (decision 0292).
+ */
+class SegmentRequest<Result> implements SegmentEndListener {
+  private readonly startedAt: number;
+  /** The response body once the head is in: cancelled when the segment was aborted. */
+  private body: ByteStream | undefined;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly race: AbortRace,
+    private readonly settle: (attempt: SegmentAttempt) => Result,
+    private readonly resolve: (result: Result) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.startedAt = now();
+  }
+
+  send<Native extends object>(options: SendSegmentRequestOptions<Native>): void {
+    requestHead(options, this.race, this.startedAt).then(
+      (head) => this.read(head, options),
+      (error: unknown) => this.onSegmentFailed(error),
+    );
+  }
+
+  private read<Native extends object>(head: RespondedHead | SegmentAttempt, options: SendSegmentRequestOptions<Native>): void {
+    if (head.stage !== 'responded') return this.finish(head);
+    try {
+      const body = head.response.body ?? emptyBody();
+      this.body = body;
+      startSegmentReader(
+        {
+          events: options.adapter.decodeStream(body),
+          race: this.race,
+          channel: options.channel,
+          notices: options.notices,
+          now: this.now,
+          forwardToolCalls: options.forwardToolCalls,
+          blockIdPrefix: options.blockIdPrefix,
+          keepReasoning: options.keepReasoning,
+          reasoningMaxChars: options.reasoningMaxChars,
+        },
+        this,
+      );
+    } catch (error) {
+      this.onSegmentFailed(error);
     }
-    return { stage: 'streamed', startedAt, endedAt: now(), facts };
-  } finally {
-    race.release();
+  }
+
+  /**
+   * The reader calls this where the segment ends: inside the host's pull or
+   * the stop's own listener. The attempt is judged a microtask later, off
+   * those stacks, as it was behind an await.
+   */
+  onSegmentEnd(facts: SegmentFacts): void {
+    // Release the socket: a decoder that ignores the signal would keep reading.
+    if (facts.end === 'aborted') this.body?.cancel().catch(ignore);
+    queueMicrotask(() => this.finish({ stage: 'streamed', startedAt: this.startedAt, endedAt: this.now(), facts }));
+  }
+
+  onSegmentFailed(error: unknown): void {
+    queueMicrotask(() => {
+      this.race.release();
+      this.reject(error);
+    });
+  }
+
+  private finish(attempt: SegmentAttempt): void {
+    this.race.release();
+    let result: Result;
+    try {
+      result = this.settle(attempt);
+    } catch (error) {
+      this.reject(error);
+      return;
+    }
+    this.resolve(result);
   }
 }
 
