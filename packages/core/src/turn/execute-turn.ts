@@ -13,6 +13,7 @@ import type { StreamRecoveryConfig } from './recovery-config.js';
 import { armTimer, pickSegmentTimeLimit } from './segment-deadline.js';
 import { sendSegmentRequest, type FetchFunction, type SegmentAttempt } from './send-segment-request.js';
 import { finishTurn, type TurnEnding } from './finish-turn.js';
+import { decideSegmentRecovery, describeRecoveryFailure, withoutDroppedToolCalls, type CutFacts } from './segment-recovery.js';
 import { readModel, TurnState } from './turn-state.js';
 import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
 import { minDefined } from '../internal/min-defined.js';
@@ -50,132 +51,112 @@ interface SegmentRun {
  * recovery segment for a cut thinking stream, then exactly one final event,
  * one `recordTurn` and a `TurnResult`. Never rejects.
  */
-export async function executeTurn<Native extends object>(
+export function executeTurn<Native extends object>(
   options: TurnEngineOptions<Native>,
   channel: EventChannel,
   state: TurnState,
 ): Promise<TurnResult> {
-  const { adapter, request, now, recovery } = options;
-  const turnStartedAt = now();
-  const protocol = adapter.protocol;
-  const model = readModel(adapter, request);
-  for (const warning of options.inputWarnings) state.addWarning(warning);
+  return new TurnExecution(options, channel, state).run();
+}
 
-  // The host may abort through `signal` or through `retry.signal`: both stop the whole turn (R1.6).
-  const hostSignals = [options.signal, options.retry.signal].filter((signal): signal is AbortSignal => signal !== undefined);
-  const onHostAbort = (event: Event): void =>
-    state.stop({ by: 'host-signal', reason: (event.target as AbortSignal).reason });
-  for (const signal of hostSignals) {
-    if (signal.aborted) state.stop({ by: 'host-signal', reason: signal.reason });
-    else signal.addEventListener('abort', onHostAbort, { once: true });
+/**
+ * One logical turn while it runs. A class, not an async function with its
+ * helpers as local closures: its suspended frame (a generator and 336 bytes
+ * of registers) and ten closures were held for the whole stream of every
+ * open turn (issue 19, decision 0298).
+ */
+class TurnExecution<Native extends object> {
+  private readonly turnStartedAt: number;
+  private readonly model: string;
+  /** The host may abort through `signal` or through `retry.signal`: both stop the whole turn (R1.6). */
+  private readonly hostSignals: AbortSignal[];
+  private onHostAbort: ((event: Event) => void) | undefined;
+  /** R4.7: the whole-turn limit runs from segment 1's start; `streamRecovery: false` → no client-side limit (R4.8). */
+  private readonly turnDeadlineAt: number | undefined;
+  /** The timer itself, not a disarm closure: whatever the turn keeps, every open stream holds (issue 19). */
+  private limitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** R1.7: credentials a refresh hook returns are sent from the next request on (issue 18). */
+  private target: UpstreamTarget;
+
+  constructor(
+    private readonly options: TurnEngineOptions<Native>,
+    private readonly channel: EventChannel,
+    private readonly state: TurnState,
+  ) {
+    const { adapter, request, recovery } = options;
+    this.turnStartedAt = options.now();
+    this.model = readModel(adapter, request);
+    this.hostSignals = [options.signal, options.retry.signal].filter((signal): signal is AbortSignal => signal !== undefined);
+    this.turnDeadlineAt = recovery.enabled ? this.turnStartedAt + recovery.turnTimeoutMs : undefined;
+    this.target = options.target;
   }
 
-  // R4.7: the whole-turn limit runs from segment 1's start; `streamRecovery: false` → no client-side limit (R4.8).
-  const turnDeadlineAt = recovery.enabled ? turnStartedAt + recovery.turnTimeoutMs : undefined;
-  // The timer itself, not a disarm closure: whatever the turn keeps, every open stream holds (issue 19).
-  let limitTimer: ReturnType<typeof setTimeout> | undefined;
-  const armSegmentLimit = (segmentIndex: 0 | 1): void => {
-    clearTimeout(limitTimer);
+  run(): Promise<TurnResult> {
+    const { state } = this;
+    for (const warning of this.options.inputWarnings) state.addWarning(warning);
+    this.listenToHostSignals();
+    // Segment 1 with R1 retries. Failed attempts are recorded at once; the
+    // final ok/cut attempt waits for the recovery decision (recoveryScheduled).
+    let first: Promise<SegmentRun>;
+    try {
+      this.armSegmentLimit(0);
+      first = this.runFirstSegment();
+    } catch (thrown) {
+      return Promise.resolve(this.endAfterFirstFailed(thrown));
+    }
+    // Not awaited in an async frame: while segment 1 streams, the turn holds this reaction only (decision 0298).
+    return first.then(
+      (run) => this.afterFirstSegment(run),
+      (thrown: unknown) => this.endAfterFirstFailed(thrown),
+    );
+  }
+
+  private listenToHostSignals(): void {
+    if (this.hostSignals.length === 0) return;
+    const { state } = this;
+    const onHostAbort = (event: Event): void => state.stop({ by: 'host-signal', reason: (event.target as AbortSignal).reason });
+    this.onHostAbort = onHostAbort;
+    for (const signal of this.hostSignals) {
+      if (signal.aborted) state.stop({ by: 'host-signal', reason: signal.reason });
+      else signal.addEventListener('abort', onHostAbort, { once: true });
+    }
+  }
+
+  private armSegmentLimit(segmentIndex: 0 | 1): void {
+    clearTimeout(this.limitTimer);
+    const { recovery, now } = this.options;
+    const { turnDeadlineAt, state } = this;
     if (!recovery.enabled || turnDeadlineAt === undefined) return;
-    const limit = pickSegmentTimeLimit(
-      segmentIndex,
-      now(),
-      turnDeadlineAt,
-      recovery.turnTimeoutMs,
-      recovery.recoverySegmentTimeoutMs,
-    );
-    limitTimer = armTimer(limit.firesAt - now(), () => state.stop({ by: 'time-limit', segmentIndex, limit }));
-  };
+    const limit = pickSegmentTimeLimit(segmentIndex, now(), turnDeadlineAt, recovery.turnTimeoutMs, recovery.recoverySegmentTimeoutMs);
+    this.limitTimer = armTimer(limit.firesAt - now(), () => state.stop({ by: 'time-limit', segmentIndex, limit }));
+  }
 
-  // The warnings snapshot is taken when the sample is recorded; it never changes afterwards (R4.11).
-  const recordSample = (record: SegmentRecord, extra: SampleRecovery): void => {
-    state.recordUsage(() =>
-      buildUsageSample(record, {
-        protocol,
-        model,
-        warnings: state.warnings,
-        recoveryId: extra.recoveryId,
-        recoveryScheduled: extra.recoveryScheduled ?? false,
-        recovered: extra.recovered ?? false,
-      }),
-    );
-  };
-
-  // R1.7: credentials a refresh hook returns are sent from the next request on (issue 18).
-  let target = options.target;
-  const hostRefresh = options.retry.refreshCredentials;
-  const refreshCredentials =
-    hostRefresh === undefined
-      ? undefined
-      : async (): Promise<void> => {
-          target = applyRefreshedCredentials(target, await hostRefresh());
-        };
-
-  // Not async, nor the attempt below: a suspended frame per layer (a generator, its registers, a
-  // promise and its reaction) is held for the whole stream of every open turn (issue 19). The
-  // request settles with the judged segment itself, one promise for both (decision 0297).
-  const runSegment = (segmentIndex: 0 | 1, native: Native, requestId: string): Promise<SegmentRun> =>
-    sendSegmentRequest(
-      {
-        adapter,
-        native: adapter.withStreaming(native),
-        target,
-        fetch: options.fetch,
-        requestId,
-        requestIdHeader: options.requestIdHeader,
-        stop: state,
-        now,
-        channel,
-        notices: state,
-        forwardToolCalls: segmentIndex === 0,
-        blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
-        // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
-        keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
-        reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
-      },
-      (attempt) => {
-        const run = judgeSegmentRun(attempt, segmentIndex, requestId, state);
-        state.segments.push(run.record);
-        // Segment 1's failures go back to withRetry (R1), recorded at once; the recovery segment is never retried.
-        if (segmentIndex === 0 && run.verdict?.kind === 'failed') {
-          recordSample(run.record, {});
-          throw run.verdict.error;
-        }
-        return run;
-      },
-    );
-
-  const end = (ending: TurnEnding): TurnResult => {
-    clearTimeout(limitTimer);
-    for (const signal of hostSignals) signal.removeEventListener('abort', onHostAbort);
-    return finishTurn(ending, { state, protocol, model, turnStartedAt, now });
-  };
-
-  // Segment 1 with R1 retries. Failed attempts are recorded at once; the
-  // final ok/cut attempt waits for the recovery decision (recoveryScheduled).
-  let first: SegmentRun;
-  try {
-    armSegmentLimit(0);
-    const { deadlineAt: hostDeadlineAt, onRetry: hostOnRetry, onHeartbeat: hostOnHeartbeat } = options.retry;
-    first = await withRetry(
+  private runFirstSegment(): Promise<SegmentRun> {
+    const { options, channel, state } = this;
+    const { adapter, request, retry } = options;
+    const { deadlineAt: hostDeadlineAt, onRetry: hostOnRetry, onHeartbeat: hostOnHeartbeat, refreshCredentials: hostRefresh } = retry;
+    return withRetry(
       (context: AttemptContext) => {
         const native =
-          context.maxOutputTokensOverride === undefined
-            ? request
-            : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
+          context.maxOutputTokensOverride === undefined ? request : adapter.withMaxOutputTokens(request, context.maxOutputTokensOverride);
         // withRetry is given `state.signal` below, so the attempt's signal aborts exactly when it does:
         // the segment races the turn's stop itself (no `AbortSignal.any` per attempt, decision 0180).
-        return runSegment(0, native, context.attemptId);
+        return this.runSegment(0, native, context.attemptId);
       },
       {
-        ...options.retry,
-        refreshCredentials,
+        ...retry,
+        refreshCredentials:
+          hostRefresh === undefined
+            ? undefined
+            : async (): Promise<void> => {
+                this.target = applyRefreshedCredentials(this.target, await hostRefresh());
+              },
         // R1.8's resize floor is the request's own thinking budget + 1 unless the host gave one.
-        thinkingBudget: options.retry.thinkingBudget ?? adapter.getThinkingBudget?.(request),
+        thinkingBudget: retry.thinkingBudget ?? adapter.getThinkingBudget?.(request),
         signal: state.signal,
-        now,
-        createAttemptId: options.retry.createAttemptId ?? options.createId,
-        deadlineAt: minDefined(hostDeadlineAt, turnDeadlineAt),
+        now: options.now,
+        createAttemptId: retry.createAttemptId ?? options.createId,
+        deadlineAt: minDefined(hostDeadlineAt, this.turnDeadlineAt),
         onRetry: (event) => {
           channel.post({ type: 'retry', ...event });
           hostOnRetry?.(event);
@@ -186,95 +167,147 @@ export async function executeTurn<Native extends object>(
         },
       },
     );
-  } catch (thrown) {
-    // withRetry turns anything thrown during an abort into ABORTED; the stop cause says which limit or abort it was.
-    const error = state.stopError() ?? (TurnError.isInstance(thrown) ? thrown : toUnexpectedError(thrown));
-    return end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: undefined });
   }
 
-  try {
-    const firstVerdict = first.verdict as Exclude<SegmentVerdict, { kind: 'failed' }>;
-    if (firstVerdict.kind === 'ok') {
-      recordSample(first.record, {});
-      return end({
-        error: undefined,
-        finishReason: firstVerdict.facts.finishReason,
+  /** One physical request, judged and kept; segment 1's failures are recorded and thrown back to withRetry (R1). */
+  private runSegment(segmentIndex: 0 | 1, native: Native, requestId: string): Promise<SegmentRun> {
+    const { options, state } = this;
+    const { adapter, recovery } = options;
+    return sendSegmentRequest(
+      {
+        adapter,
+        native: adapter.withStreaming(native),
+        target: this.target,
+        fetch: options.fetch,
+        requestId,
+        requestIdHeader: options.requestIdHeader,
+        stop: state,
+        now: options.now,
+        channel: this.channel,
+        notices: state,
+        forwardToolCalls: segmentIndex === 0,
+        blockIdPrefix: segmentIndex === 0 ? '' : 'recovery-',
+        // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
+        keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
+        reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
+      },
+      // The request settles with the judged segment itself, one promise for both (decision 0297).
+      (attempt) => {
+        const run = judgeSegmentRun(attempt, segmentIndex, requestId, state);
+        state.segments.push(run.record);
+        // The recovery segment is never retried.
+        if (segmentIndex === 0 && run.verdict?.kind === 'failed') {
+          this.recordSample(run.record, {});
+          throw run.verdict.error;
+        }
+        return run;
+      },
+    );
+  }
+
+  /** The warnings snapshot is taken when the sample is recorded; it never changes afterwards (R4.11). */
+  private recordSample(record: SegmentRecord, extra: SampleRecovery): void {
+    const { state, model } = this;
+    const { protocol } = this.options.adapter;
+    state.recordUsage(() =>
+      buildUsageSample(record, {
+        protocol,
+        model,
+        warnings: state.warnings,
+        recoveryId: extra.recoveryId,
+        recoveryScheduled: extra.recoveryScheduled ?? false,
+        recovered: extra.recovered ?? false,
+      }),
+    );
+  }
+
+  /** withRetry turns anything thrown during an abort into ABORTED; the stop cause says which limit or abort it was. */
+  private endAfterFirstFailed(thrown: unknown): TurnResult {
+    const error = this.state.stopError() ?? (TurnError.isInstance(thrown) ? thrown : toUnexpectedError(thrown));
+    return this.end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: undefined });
+  }
+
+  private async afterFirstSegment(first: SegmentRun): Promise<TurnResult> {
+    try {
+      const firstVerdict = first.verdict as Exclude<SegmentVerdict, { kind: 'failed' }>;
+      if (firstVerdict.kind === 'ok') {
+        this.recordSample(first.record, {});
+        return this.end({ error: undefined, finishReason: firstVerdict.facts.finishReason, recovery: undefined, recoverySkipped: undefined });
+      }
+      return await this.recoverCutSegment(first, firstVerdict.facts);
+    } catch (thrown) {
+      // An adapter that throws while building or reading the recovery must not leave the turn unrecorded.
+      return this.end({
+        error: this.state.stopError() ?? toUnexpectedError(thrown),
+        finishReason: undefined,
         recovery: undefined,
         recoverySkipped: undefined,
       });
     }
+  }
 
-    // Segment 1 was cut after output reached the host: recover once, or STREAM_CUT.
-    const facts = firstVerdict.facts;
-    const decision = decideSegmentRecovery(options, facts, state, now(), turnDeadlineAt);
+  /** Segment 1 was cut after output reached the host: recover once, or STREAM_CUT. */
+  private async recoverCutSegment(first: SegmentRun, facts: CutFacts): Promise<TurnResult> {
+    const { options, state } = this;
+    const decision = decideSegmentRecovery(options, facts, state, options.now(), this.turnDeadlineAt);
     if (!decision.recover) {
-      recordSample(first.record, {});
+      this.recordSample(first.record, {});
       // R4.9: a skipped recovery is STREAM_CUT, not retryable, so hosts do not resend the long turn.
       const error = createStreamCutError(
         `The stream ended without a finish frame after output reached the host; no recovery (${decision.reason}).`,
         undefined,
         { recoverySkipped: decision.reason },
       );
-      return end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: decision.reason });
+      return this.end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: decision.reason });
     }
 
     const recoveryId = options.createId();
-    recordSample(first.record, { recoveryId, recoveryScheduled: true });
+    this.recordSample(first.record, { recoveryId, recoveryScheduled: true });
     const turnRecovery: TurnRecovery = {
       recoveryId,
       recovered: false,
       capacityCheck: decision.capacityCheck,
       maxOutputTokens: decision.maxOutputTokens,
     };
-    const recoveryRequest = buildRecoveryRequest(adapter, request, facts.reasoningText, decision.maxOutputTokens);
+    const recoveryRequest = buildRecoveryRequest(options.adapter, options.request, facts.reasoningText, decision.maxOutputTokens);
     // Segment 1 is over: from here a limit that fires belongs to the recovery (segment 2),
     // also while the host still holds `recovery-start` (R4.9 names the segment that hit it).
-    armSegmentLimit(1);
+    this.armSegmentLimit(1);
     try {
-      await channel.deliver({ type: 'recovery-start', recoveryId });
+      await this.channel.deliver({ type: 'recovery-start', recoveryId });
     } catch {
       // The host stopped iterating: handled by the stop cause below.
     }
     // R4.9 / R8.4: an abort between segments prevents the recovery request.
     const stoppedBetween = state.stopError();
     if (stoppedBetween !== undefined) {
-      return end({
-        error: stoppedBetween,
-        finishReason: undefined,
-        recovery: turnRecovery,
-        recoverySkipped: undefined,
-      });
+      return this.end({ error: stoppedBetween, finishReason: undefined, recovery: turnRecovery, recoverySkipped: undefined });
     }
 
     // The recovery segment is sent once and never retried: a third request is never made (issue 4 row 7).
-    const second = await runSegment(1, recoveryRequest, options.createId());
+    const second = await this.runSegment(1, recoveryRequest, options.createId());
     const secondVerdict = second.verdict;
     const recovered =
       secondVerdict?.kind === 'ok' && secondVerdict.facts.nonWhitespaceText && secondVerdict.facts.terminalFrameSeen;
     turnRecovery.recovered = recovered === true;
-    recordSample(second.record, { recoveryId, recoveryScheduled: true, recovered: turnRecovery.recovered });
+    this.recordSample(second.record, { recoveryId, recoveryScheduled: true, recovered: turnRecovery.recovered });
     if (secondVerdict?.kind === 'ok' && recovered) {
-      return end({
+      return this.end({
         error: undefined,
         finishReason: withoutDroppedToolCalls(secondVerdict.facts.finishReason),
         recovery: turnRecovery,
         recoverySkipped: undefined,
       });
     }
-    return end({
-      error: describeRecoveryFailure(secondVerdict),
-      finishReason: undefined,
-      recovery: turnRecovery,
-      recoverySkipped: undefined,
-    });
-  } catch (thrown) {
-    // An adapter that throws while building or reading the recovery must not leave the turn unrecorded.
-    return end({
-      error: state.stopError() ?? toUnexpectedError(thrown),
-      finishReason: undefined,
-      recovery: undefined,
-      recoverySkipped: undefined,
-    });
+    return this.end({ error: describeRecoveryFailure(secondVerdict), finishReason: undefined, recovery: turnRecovery, recoverySkipped: undefined });
+  }
+
+  private end(ending: TurnEnding): TurnResult {
+    clearTimeout(this.limitTimer);
+    const { onHostAbort } = this;
+    if (onHostAbort !== undefined) for (const signal of this.hostSignals) signal.removeEventListener('abort', onHostAbort);
+    const { state, model, turnStartedAt } = this;
+    return finishTurn(ending, { state, protocol: this.options.adapter.protocol, model, turnStartedAt, now: this.options.now });
   }
 }
 
@@ -292,82 +325,6 @@ function judgeSegmentRun(attempt: SegmentAttempt, segmentIndex: 0 | 1, requestId
   const outcome = verdict.kind === 'ok' ? 'ok' : verdict.kind === 'cut' ? 'cut' : 'error';
   const errorCode = verdict.kind === 'failed' ? verdict.error.code : verdict.kind === 'cut' ? 'STREAM_CUT' : undefined;
   return { requestId, attempt, verdict, record: buildSegmentRecord({ segmentIndex, requestId, attempt, outcome, errorCode }) };
-}
-
-/**
- * R4.5: the recovery segment's tool calls are never handed to the host, so
- * its finish must not say tool calls follow: a host that reads
- * `tool_calls`/`tool_use` and iterates the calls would find none.
- */
-function withoutDroppedToolCalls(finishReason: FinishReason | undefined): FinishReason | undefined {
-  // `raw` goes too: encoders re-emit a raw reason verbatim (e.g. Chat `tool_calls`).
-  return finishReason?.unified === 'tool-calls' ? { unified: 'stop', raw: undefined } : finishReason;
-}
-
-/** An input the adapter cannot read back is `undefined`, which fails a known-window capacity check (conservative). */
-function readInputTextBytes<Native extends object>(adapter: ProtocolAdapter<Native>, request: Native): number | undefined {
-  try {
-    const { prompt, settings } = adapter.parseRequest(request);
-    return countPromptTextBytes(prompt, settings.tools);
-  } catch {
-    return undefined;
-  }
-}
-
-function decideSegmentRecovery<Native extends object>(
-  options: TurnEngineOptions<Native>,
-  facts: Extract<SegmentVerdict, { kind: 'cut' }>['facts'],
-  state: TurnState,
-  nowMs: number,
-  turnDeadlineAt: number | undefined,
-): RecoveryDecision {
-  const { adapter, request, recovery } = options;
-  // Parsing the whole prompt back only serves the capacity check, which needs a known window.
-  const inputTextBytes =
-    recovery.enabled && recovery.contextWindowTokens !== undefined ? readInputTextBytes(adapter, request) : undefined;
-  let hostMaxOutputTokens: number | undefined;
-  try {
-    hostMaxOutputTokens = adapter.getMaxOutputTokens(request);
-  } catch {
-    hostMaxOutputTokens = undefined;
-  }
-  const segmentOutputTokens = pickKnownUsage(facts.usage).outputTokens;
-  return decideRecovery({
-    config: recovery,
-    segmentEnd: facts.end === 'eof' && !facts.terminalFrameSeen ? 'eof-without-terminal' : 'other',
-    reasoningText: facts.reasoningText,
-    textProduced: facts.textProduced,
-    toolCallProduced: facts.toolCallProduced,
-    segmentOutputTokens,
-    recoveriesSoFar: 0,
-    aborted: state.stopped !== undefined,
-    nowMs,
-    turnDeadlineAt,
-    hostMaxOutputTokens,
-    inputTextBytes,
-  });
-}
-
-/** R4.9: every recovery failure is STREAM_CUT (not retryable); an abort stays ABORTED; a time limit is named. */
-function describeRecoveryFailure(verdict: SegmentVerdict | undefined): TurnError {
-  if (verdict === undefined) return createStreamCutError('The recovery segment failed.');
-  switch (verdict.kind) {
-    case 'ok':
-      return createStreamCutError('The recovery segment ended without non-whitespace text; the turn was not recovered.', undefined, {
-        recoveryFailure: 'no-text',
-      });
-    case 'cut':
-      return createStreamCutError('The recovery segment was cut again before its finish frame.', undefined, { recoveryFailure: 'cut' });
-    case 'failed':
-      if (verdict.error.kind === 'aborted' || verdict.error.code === 'STREAM_CUT') return verdict.error;
-      return createStreamCutError(`The recovery segment failed (${verdict.error.code}).`, verdict.error, {
-        recoveryFailure: 'error',
-      });
-    default: {
-      const _exhaustive: never = verdict;
-      return _exhaustive;
-    }
-  }
 }
 
 function toUnexpectedError(thrown: unknown): TurnError {
