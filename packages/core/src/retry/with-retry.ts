@@ -88,53 +88,98 @@ export interface RetryOptions {
  * classified (R2.1). Output already handed to the consumer must surface as a
  * non-retryable `STREAM_CUT`, so it is never resent (R1.2).
  */
-export async function withRetry<T>(
+export function withRetry<T>(
   operation: (context: AttemptContext) => Promise<T>,
   options: RetryOptions = {},
 ): Promise<T> {
-  const now = options.now ?? Date.now;
-  const createAttemptId = options.createAttemptId ?? createRandomAttemptId;
-  const { signal } = options;
-  const startedAt = now();
+  try {
+    return new RetryLoop(operation, options).attempt();
+  } catch (thrown) {
+    // A host's `now` or `createAttemptId` that throws: a rejection, as from an async function.
+    return Promise.reject(thrown);
+  }
+}
+
+/**
+ * One `withRetry` call while it runs. Not an async function: its frame (a
+ * generator and 256 bytes of registers, a promise, a reaction and the
+ * await's closures) stayed suspended on the attempt for the whole stream of
+ * every open runTurn (issue 19, decision 0299). An attempt is a `then`; only
+ * a failure enters the async part, which ends by starting the next attempt.
+ */
+class RetryLoop<T> {
+  private readonly now: () => number;
+  private readonly createAttemptId: () => string;
+  private readonly startedAt: number;
   // Built on the first failure: a turn whose first attempt streams (most) holds no retry state,
   // policy or backoff curves for its whole stream, nor builds them (issue 19, per-stream memory).
-  let policy: RetryPolicy | undefined;
-  let state: RetryState | undefined;
+  private policy: RetryPolicy | undefined;
+  private state: RetryState | undefined;
+  private attemptNumber = 0;
+  private attemptId: string;
+  private previousAttemptId: string | undefined;
 
-  let attemptId = createAttemptId();
-  let previousAttemptId: string | undefined;
-  for (let attempt = 0; ; attempt += 1) {
+  constructor(
+    private readonly operation: (context: AttemptContext) => Promise<T>,
+    private readonly options: RetryOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.createAttemptId = options.createAttemptId ?? createRandomAttemptId;
+    this.startedAt = this.now();
+    this.attemptId = this.createAttemptId();
+  }
+
+  attempt(): Promise<T> {
+    const { signal } = this.options;
     // No request is sent after an abort (R1.6, R3.10).
-    if (signal?.aborted) throw createAbortedError(signal.reason);
-
-    let error: TurnError;
+    if (signal?.aborted) return Promise.reject(createAbortedError(signal.reason));
     const attemptSignal = new AttemptSignal(signal);
+    let result: Promise<T>;
     try {
-      return await operation(createAttemptContext(attempt, attemptId, previousAttemptId, attemptSignal, state?.maxOutputTokensOverride));
+      result = Promise.resolve(
+        this.operation(
+          createAttemptContext(this.attemptNumber, this.attemptId, this.previousAttemptId, attemptSignal, this.state?.maxOutputTokensOverride),
+        ),
+      );
     } catch (thrown) {
-      // Whatever the operation threw while the caller was aborting is the abort (R1.6).
-      error = signal?.aborted ? toAbortedError(signal.reason, thrown) : classifyThrownError(thrown);
-    } finally {
       attemptSignal.release();
+      return this.afterFailure(thrown);
     }
+    return result.then(
+      (value) => {
+        attemptSignal.release();
+        return value;
+      },
+      (thrown: unknown) => {
+        attemptSignal.release();
+        return this.afterFailure(thrown);
+      },
+    );
+  }
 
-    policy ??= resolvePolicy(options);
-    state ??= createInitialState(options, startedAt);
-    const plan = planRetry(error, state, policy, now());
+  /** What the R1 rules make of a failed attempt: the error thrown, or a wait and the next attempt. */
+  private async afterFailure(thrown: unknown): Promise<T> {
+    const { options } = this;
+    const { signal } = options;
+    // Whatever the operation threw while the caller was aborting is the abort (R1.6).
+    const error = signal?.aborted ? toAbortedError(signal.reason, thrown) : classifyThrownError(thrown);
+    this.policy ??= resolvePolicy(options);
+    this.state ??= createInitialState(options, this.startedAt);
+    const plan = planRetry(error, this.state, this.policy, this.now());
     if (plan.action === 'throw') {
-      throw await prepareThrownError(plan.error, options, now());
+      throw await prepareThrownError(plan.error, options, this.now());
     }
 
-    const nextAttemptId = createAttemptId();
+    const nextAttemptId = this.createAttemptId();
     emitRetry(options.onRetry, {
-      retryNumber: attempt + 1,
-      attempt: attempt + 1,
+      retryNumber: this.attemptNumber + 1,
+      attempt: this.attemptNumber + 1,
       delayMs: plan.delayMs,
       kind: error.kind,
       code: error.code,
       status: error.status,
       attemptId: nextAttemptId,
-      previousAttemptId: attemptId,
+      previousAttemptId: this.attemptId,
       reason: plan.reason,
     });
     if (plan.delayMs > 0) {
@@ -145,8 +190,10 @@ export async function withRetry<T>(
       });
     }
     if (plan.refreshCredentials) await refreshCredentialsOrThrow(options, error);
-    previousAttemptId = attemptId;
-    attemptId = nextAttemptId;
+    this.previousAttemptId = this.attemptId;
+    this.attemptId = nextAttemptId;
+    this.attemptNumber += 1;
+    return this.attempt();
   }
 }
 
