@@ -227,23 +227,32 @@ class TurnExecution<Native extends object> {
     return this.end({ error, finishReason: undefined, recovery: undefined, recoverySkipped: undefined });
   }
 
-  private async afterFirstSegment(first: SegmentRun): Promise<TurnResult> {
+  /**
+   * A complete segment 1 ends the turn here, synchronously: returning a
+   * promise from the `then` above would cost the turn's end two more
+   * microtask hops (a thenable job). Only a cut segment goes on, async.
+   */
+  private afterFirstSegment(first: SegmentRun): TurnResult | Promise<TurnResult> {
     try {
       const firstVerdict = first.verdict as Exclude<SegmentVerdict, { kind: 'failed' }>;
       if (firstVerdict.kind === 'ok') {
         this.recordSample(first.record, {});
         return this.end({ error: undefined, finishReason: firstVerdict.facts.finishReason, recovery: undefined, recoverySkipped: undefined });
       }
-      return await this.recoverCutSegment(first, firstVerdict.facts);
+      return this.recoverCutSegment(first, firstVerdict.facts).catch((thrown: unknown) => this.endAfterRecoveryThrew(thrown));
     } catch (thrown) {
-      // An adapter that throws while building or reading the recovery must not leave the turn unrecorded.
-      return this.end({
-        error: this.state.stopError() ?? toUnexpectedError(thrown),
-        finishReason: undefined,
-        recovery: undefined,
-        recoverySkipped: undefined,
-      });
+      return this.endAfterRecoveryThrew(thrown);
     }
+  }
+
+  /** An adapter that throws while building or reading the recovery must not leave the turn unrecorded. */
+  private endAfterRecoveryThrew(thrown: unknown): TurnResult {
+    return this.end({
+      error: this.state.stopError() ?? toUnexpectedError(thrown),
+      finishReason: undefined,
+      recovery: undefined,
+      recoverySkipped: undefined,
+    });
   }
 
   /** Segment 1 was cut after output reached the host: recover once, or STREAM_CUT. */

@@ -235,6 +235,25 @@ describe('runTurn — bounded recovery (R4.1, R4.3–R4.6)', () => {
     expect((await run.result).usage).toMatchObject({ outputTokens: 1020, complete: false });
   });
 
+  it('ends the turn recorded, with a typed error, when the adapter throws while building the recovery (R6.2)', async () => {
+    const { run, wire, samples, turns } = setup(cutThenAnswer, {
+      adapter: {
+        ...fakeAdapter,
+        appendMessages: () => {
+          throw new Error('adapter bug');
+        },
+      },
+    });
+    const events = await collect(run);
+    const result = await run.result;
+    expect(wire.requests).toHaveLength(1);
+    expect(events.map((e) => e.type)).toEqual(['reasoning-delta', 'reasoning-delta', 'error']);
+    expect(result).toMatchObject({ outcome: 'error', error: { code: 'UNKNOWN', message: 'Unexpected failure in runTurn.' } });
+    expect(result.error?.cause).toEqual(new Error('adapter bug'));
+    expect(samples.map((s) => [s.attempt, s.recoveryScheduled])).toEqual([[0, true]]);
+    expect(turns).toEqual([expect.objectContaining({ outcome: 'failed', errorCode: 'UNKNOWN', physicalRequests: 1 })]);
+  });
+
   it('does not recover when streamRecovery is false', async () => {
     const { run, wire } = setup(cutThenAnswer, { streamRecovery: false });
     await collect(run);
