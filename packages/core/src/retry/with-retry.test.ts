@@ -224,6 +224,27 @@ describe('withRetry', () => {
     expect([(outcome as { error: TurnError }).error.code, script.contexts.length]).toEqual(['ABORTED', 0]);
   });
 
+  it('a host hook that throws (clock, attempt ids, the operation itself) rejects the call, never throws from it', async () => {
+    const bug = new Error('host bug');
+    const thrower = (): never => {
+      throw bug;
+    };
+    const script = createScriptedOperation([]);
+    // The hooks' own error as it is; the operation's classified as any failed attempt's (R2.1).
+    const calls: [() => Promise<unknown>, (error: unknown) => boolean][] = [
+      [() => withRetry(script.operation, { now: thrower }), (error) => error === bug],
+      [() => withRetry(script.operation, { createAttemptId: thrower }), (error) => error === bug],
+      [() => withRetry(thrower, { maxRetries: 0 }), (error) => TurnError.isInstance(error) && error.cause === bug],
+    ];
+    for (const [call, expected] of calls) {
+      let returned: Promise<unknown> | undefined;
+      expect(() => (returned = call())).not.toThrow();
+      const outcome = (await settle(returned!)) as { error: unknown };
+      expect(expected(outcome.error)).toBe(true);
+    }
+    expect(script.contexts).toHaveLength(0);
+  });
+
   it('R1.7 401 with a refresh hook: refresh once, retry once, succeed', async () => {
     const refreshCredentials = vi.fn(async () => {});
     const script = createScriptedOperation([classifyHttpError(401, undefined, '{"error":{"message":"expired"}}')]);
