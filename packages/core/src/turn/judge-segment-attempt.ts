@@ -47,6 +47,7 @@ export function judgeSegmentAttempt(
 ): SegmentVerdict {
   switch (attempt.stage) {
     case 'connect-failed':
+    case 'read-failed':
       return { kind: 'failed', error: classifyThrownError(attempt.thrown), facts: undefined };
     case 'http-error':
       return { kind: 'failed', error: attempt.error, facts: undefined };

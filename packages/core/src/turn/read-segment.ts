@@ -150,6 +150,8 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
+    // Nothing reads on: the decoder releases the upstream.
+    this.closeIterator();
     this.ended.onSegmentFailed(error);
   }
 

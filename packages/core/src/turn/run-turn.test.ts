@@ -254,6 +254,33 @@ describe('runTurn — bounded recovery (R4.1, R4.3–R4.6)', () => {
     expect(turns).toEqual([expect.objectContaining({ outcome: 'failed', errorCode: 'UNKNOWN', physicalRequests: 1 })]);
   });
 
+  it('records a recovery request whose stream could not be decoded, and ends STREAM_CUT (R4.9, R6.1)', async () => {
+    let decodes = 0;
+    const { run, wire, samples, turns } = setup(cutThenAnswer, {
+      adapter: {
+        ...fakeAdapter,
+        decodeStream: (body) => {
+          decodes += 1;
+          if (decodes === 2) throw new Error('decoder bug');
+          return fakeAdapter.decodeStream(body);
+        },
+      },
+    });
+    await collect(run);
+    const result = await run.result;
+    expect(wire.requests).toHaveLength(2);
+    expect(result).toMatchObject({
+      outcome: 'error',
+      error: { code: 'STREAM_CUT', details: expect.objectContaining({ recoveryFailure: 'error' }) },
+      recovery: { recovered: false },
+    });
+    expect(samples.map((s) => [s.attempt, s.ok, s.errorCode, s.recoveryScheduled])).toEqual([
+      [0, false, 'STREAM_CUT', true],
+      [1, false, 'UNKNOWN', true],
+    ]);
+    expect(turns).toEqual([expect.objectContaining({ outcome: 'failed', physicalRequests: 2 })]);
+  });
+
   it('does not recover when streamRecovery is false', async () => {
     const { run, wire } = setup(cutThenAnswer, { streamRecovery: false });
     await collect(run);

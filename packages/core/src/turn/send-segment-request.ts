@@ -52,6 +52,12 @@ export type SegmentAttempt =
   | { stage: 'aborted-before-response'; startedAt: number; endedAt: number }
   | { stage: 'connect-failed'; startedAt: number; endedAt: number; thrown: unknown }
   | { stage: 'http-error'; startedAt: number; endedAt: number; error: TurnError }
+  /**
+   * The response came, but its stream could not be read: the adapter's
+   * decoder or runTurn's reader threw (a bug, not the wire). Still a
+   * physical request, so it is recorded (R6.1).
+   */
+  | { stage: 'read-failed'; startedAt: number; endedAt: number; thrown: unknown }
   | { stage: 'streamed'; startedAt: number; endedAt: number; facts: SegmentFacts };
 
 /**
@@ -121,15 +127,19 @@ class SegmentRequest<Result> implements SegmentEndListener {
   send<Native extends object>(options: SendSegmentRequestOptions<Native>): void {
     requestHead(options, this.race, this.startedAt).then(
       (head) => this.read(head, options),
-      (error: unknown) => this.onSegmentFailed(error),
+      // No response to record: the request could not be built or sent (an adapter bug).
+      (error: unknown) => {
+        this.race.release();
+        this.reject(error);
+      },
     );
   }
 
   private read<Native extends object>(head: RespondedHead | SegmentAttempt, options: SendSegmentRequestOptions<Native>): void {
     if (head.stage !== 'responded') return this.finish(head);
+    const body = head.response.body ?? emptyBody();
+    this.body = body;
     try {
-      const body = head.response.body ?? emptyBody();
-      this.body = body;
       startSegmentReader(
         {
           events: options.adapter.decodeStream(body),
@@ -145,6 +155,8 @@ class SegmentRequest<Result> implements SegmentEndListener {
         this,
       );
     } catch (error) {
+      // Nothing reads the body: release the socket.
+      body.cancel().catch(ignore);
       this.onSegmentFailed(error);
     }
   }
@@ -160,11 +172,9 @@ class SegmentRequest<Result> implements SegmentEndListener {
     void SETTLED.then(() => this.finish({ stage: 'streamed', startedAt: this.startedAt, endedAt: this.now(), facts }));
   }
 
+  /** The decoder or the reader threw after the response came: a failed attempt, recorded like any (R6.1). */
   onSegmentFailed(error: unknown): void {
-    void SETTLED.then(() => {
-      this.race.release();
-      this.reject(error);
-    });
+    void SETTLED.then(() => this.finish({ stage: 'read-failed', startedAt: this.startedAt, endedAt: this.now(), thrown: error }));
   }
 
   private finish(attempt: SegmentAttempt): void {
