@@ -65,18 +65,21 @@ describe('runTurn per-event allocation (issue 19)', () => {
       // An endless batch: every event the reader takes is the same delta.
       takeBuffered: (): DecodedStreamEvent => delta,
     };
-    void readSegment({
-      events: { [Symbol.asyncIterator]: () => events },
-      race: new AbortRace(state),
-      channel: { handOver: (_event, listener) => (waiting = listener) },
-      notices: { addWarning: () => undefined, noteMetadata: () => undefined },
-      // A clock reading that is not a small integer, as Date.now() is not.
-      now: () => 1_765_000_000_000.5,
-      forwardToolCalls: true,
-      blockIdPrefix: '',
-      keepReasoning: true,
-      reasoningMaxChars: 131_072,
-    });
+    readSegment(
+      {
+        events: { [Symbol.asyncIterator]: () => events },
+        race: new AbortRace(state),
+        channel: { handOver: (_event, listener) => (waiting = listener) },
+        notices: { addWarning: () => undefined, noteMetadata: () => undefined },
+        // A clock reading that is not a small integer, as Date.now() is not.
+        now: () => 1_765_000_000_000.5,
+        forwardToolCalls: true,
+        blockIdPrefix: '',
+        keepReasoning: true,
+        reasoningMaxChars: 131_072,
+      },
+      { onSegmentEnd: () => undefined, onSegmentFailed: () => undefined },
+    );
     await Promise.resolve();
     await Promise.resolve();
     const listener = waiting!;

@@ -2,8 +2,13 @@ import { describe, expect, it, vi } from 'vitest';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import { ConsumerStoppedError, EventChannel, type HandOverListener } from './event-channel.js';
 import { AbortRace } from './race-abort.js';
-import { readSegment, type ReadSegmentOptions } from './read-segment.js';
+import { readSegment, type ReadSegmentOptions, type SegmentFacts } from './read-segment.js';
 import { TurnState } from './turn-state.js';
+
+/** The segment's facts once it ended; rejects with what a read or the host's pull threw. */
+function readSegmentFacts(options: ReadSegmentOptions): Promise<SegmentFacts> {
+  return new Promise<SegmentFacts>((resolve, reject) => readSegment(options, { onSegmentEnd: resolve, onSegmentFailed: reject }));
+}
 
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
@@ -92,7 +97,7 @@ describe('readSegment aborts (R1.6: at once, one subscription per segment)', () 
   it('ends at once on an abort while the next chunk is awaited, and closes the decoder', async () => {
     const state = newState();
     const wire = scriptedEvents();
-    const facts = readSegment(options(state, wire.events, async () => undefined));
+    const facts = readSegmentFacts(options(state, wire.events, async () => undefined));
     await Promise.resolve();
     expect(wire.nextCalls()).toBe(1);
     state.stop({ by: 'consumer' });
@@ -109,7 +114,7 @@ describe('readSegment aborts (R1.6: at once, one subscription per segment)', () 
     const state = newState();
     const wire = scriptedEvents();
     const delivered: TurnEvent[] = [];
-    const facts = readSegment(
+    const facts = readSegmentFacts(
       options(state, wire.events, (event) => {
         delivered.push(event);
         return never();
@@ -131,7 +136,7 @@ describe('readSegment aborts (R1.6: at once, one subscription per segment)', () 
     const source = (async function* () {
       yield* events;
     })();
-    const facts = await readSegment(options(state, source, async () => undefined));
+    const facts = await readSegmentFacts(options(state, source, async () => undefined));
     expect(facts).toMatchObject({ end: 'terminal', terminalFrameSeen: true, nonWhitespaceText: true });
     expect(onStop).toHaveBeenCalledTimes(1);
   });
@@ -140,7 +145,7 @@ describe('readSegment aborts (R1.6: at once, one subscription per segment)', () 
     const state = newState();
     state.stop({ by: 'consumer' });
     const wire = scriptedEvents();
-    await expect(readSegment(options(state, wire.events, async () => undefined))).resolves.toMatchObject({ end: 'aborted' });
+    await expect(readSegmentFacts(options(state, wire.events, async () => undefined))).resolves.toMatchObject({ end: 'aborted' });
     expect(wire.nextCalls()).toBe(0);
   });
 });
@@ -155,7 +160,7 @@ describe('readSegment hands events over synchronously, never ahead of the host (
       { type: 'stream-end', terminalFrameSeen: true },
     ]);
     const handed: Array<{ event: TurnEvent; listener: HandOverListener }> = [];
-    const facts = readSegment({ ...options(state, wire.events, async () => undefined), channel: { handOver: (event, listener) => void handed.push({ event, listener }) } });
+    const facts = readSegmentFacts({ ...options(state, wire.events, async () => undefined), channel: { handOver: (event, listener) => void handed.push({ event, listener }) } });
     await vi.waitFor(() => expect(handed).toHaveLength(1));
     // The host holds 'a': 'b' is still in the decoder's batch, not read into the facts.
     expect(wire.taken()).toBe(1);
@@ -174,7 +179,7 @@ describe('readSegment hands events over synchronously, never ahead of the host (
     const state = newState();
     const wire = batchedEvents([{ type: 'text-delta', id: 't', delta: 'a' }, { type: 'text-delta', id: 't', delta: 'b' }]);
     let held: HandOverListener | undefined;
-    const facts = readSegment({ ...options(state, wire.events, async () => undefined), channel: { handOver: (_event, listener) => void (held = listener) } });
+    const facts = readSegmentFacts({ ...options(state, wire.events, async () => undefined), channel: { handOver: (_event, listener) => void (held = listener) } });
     await vi.waitFor(() => expect(held).toBeDefined());
     held!.stop(new ConsumerStoppedError());
     await expect(facts).resolves.toMatchObject({ end: 'aborted', outputConsumed: false });
@@ -189,14 +194,14 @@ describe('readSegment keeps the whole reasoning text for a recovery checkpoint (
 
   it.each([1, 63, 64, 65, 200])('%i deltas, then a terminal frame: every delta, in order', async (count) => {
     const wire = batchedEvents([...reasoning(count), { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }]);
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent });
     expect(facts.end).toBe('terminal');
     expect(facts.reasoningText).toBe(expected(count));
   });
 
   it('a stream cut after 130 deltas (no terminal frame) keeps all 130', async () => {
     const wire = batchedEvents([...reasoning(130), { type: 'stream-end', terminalFrameSeen: false }]);
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent });
     expect(facts.end).toBe('eof');
     expect(facts.reasoningText).toBe(expected(130));
   });
@@ -212,7 +217,7 @@ describe('readSegment keeps the whole reasoning text for a recovery checkpoint (
         else queueMicrotask(() => pullAgain(channel, listener));
       },
     };
-    const facts = await readSegment({ ...options(state, wire.events, async () => undefined), channel });
+    const facts = await readSegmentFacts({ ...options(state, wire.events, async () => undefined), channel });
     expect(facts.end).toBe('aborted');
     expect(facts.reasoningText).toBe(expected(100));
   });
@@ -223,7 +228,7 @@ describe('readSegment lets the reasoning go once no recovery can use it (R4.2, R
     Array.from({ length: count }, (_unused, index) => ({ type: 'reasoning-delta', id: 'r', delta: `step ${index}; ` }));
   const cut: DecodedStreamEvent = { type: 'stream-end', terminalFrameSeen: false };
   const read = async (batches: DecodedStreamEvent[][], keepReasoning = true, reasoningMaxChars = 131_072) =>
-    readSegment({ ...options(newState(), wireReads(batches).events, async () => undefined), channel: pullEveryEvent, keepReasoning, reasoningMaxChars });
+    readSegmentFacts({ ...options(newState(), wireReads(batches).events, async () => undefined), channel: pullEveryEvent, keepReasoning, reasoningMaxChars });
 
   it('text after the reasoning: not held for the rest of the stream', async () => {
     const facts = await read([reasoning(70), [{ type: 'text-delta', id: 't', delta: 'answer' }], [{ type: 'text-delta', id: 't', delta: ' more' }, cut]]);
@@ -271,7 +276,7 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
       [[{ type: 'text-start', id: 't' }], [text('a'), text('b'), text('c'), text('d')], [text('e')], [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }]],
       (read) => (clock.at = readAt[read]!),
     );
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent, now });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), channel: pullEveryEvent, now });
     expect(facts).toMatchObject({ end: 'terminal', firstOutputAt: 100, lastOutputAt: 250 });
     // One clock read when the segment starts and one per wire read (4), none per event (6).
     expect(now).toHaveBeenCalledTimes(5);
@@ -280,7 +285,7 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
   it('a segment with no content has no output times', async () => {
     const clock = { at: 0 };
     const wire = wireReads([[{ type: 'text-start', id: 't' }, text('')], [{ type: 'stream-end', terminalFrameSeen: false }]], (read) => (clock.at = [10, 20][read]!));
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), now: () => clock.at });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), now: () => clock.at });
     expect(facts).toMatchObject({ end: 'eof', firstOutputAt: undefined, lastOutputAt: undefined });
   });
 });
@@ -302,7 +307,7 @@ describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)'
   it('an event type this version does not know is skipped: not handed over, not output', async () => {
     const future = { type: 'citation-delta', id: 'c', delta: 'ref' } as unknown as DecodedStreamEvent;
     const { channel, handed } = recordingChannel();
-    const facts = await readSegment({ ...options(newState(), batchedEvents([future, { type: 'stream-end', terminalFrameSeen: false }]).events, async () => undefined), channel, now: () => 7 });
+    const facts = await readSegmentFacts({ ...options(newState(), batchedEvents([future, { type: 'stream-end', terminalFrameSeen: false }]).events, async () => undefined), channel, now: () => 7 });
     expect(handed).toEqual([]);
     expect(facts).toMatchObject({ end: 'eof', outputConsumed: false, textProduced: false, firstOutputAt: undefined });
   });
@@ -315,7 +320,7 @@ describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)'
     ];
     const { channel, handed } = recordingChannel();
     const wire = batchedEvents([{ type: 'text-start', id: 't' }, ...call, { type: 'text-delta', id: 't', delta: 'done' }, ...finished]);
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel, forwardToolCalls: false, now: () => 7 });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), channel, forwardToolCalls: false, now: () => 7 });
     expect(handed.map((event) => event.type)).toEqual(['text-start', 'text-delta']);
     expect(facts).toMatchObject({ end: 'terminal', toolCallProduced: true, firstOutputAt: 7 });
   });
@@ -328,14 +333,14 @@ describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)'
       { type: 'reasoning-delta', id: 'r', delta: '' },
       { type: 'stream-end', terminalFrameSeen: false },
     ]);
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), channel });
     // No content: the block start and the empty deltas stay held, and are dropped with the segment.
     expect(handed).toEqual([]);
     expect(facts).toMatchObject({ end: 'eof', textProduced: false, outputConsumed: false });
 
     const whitespace = recordingChannel();
     const spaced = batchedEvents([{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: ' \n' }, ...finished]);
-    const spacedFacts = await readSegment({ ...options(newState(), spaced.events, async () => undefined), channel: whitespace.channel });
+    const spacedFacts = await readSegmentFacts({ ...options(newState(), spaced.events, async () => undefined), channel: whitespace.channel });
     expect(whitespace.handed.map((event) => event.type)).toEqual(['text-start', 'text-delta']);
     expect(spacedFacts).toMatchObject({ end: 'terminal', textProduced: true, nonWhitespaceText: false, outputConsumed: true });
   });
@@ -343,7 +348,7 @@ describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)'
   it('a redacted reasoning block is content on its own: handed over, and output', async () => {
     const { channel, handed } = recordingChannel();
     const wire = batchedEvents([{ type: 'reasoning-start', id: 'r', redacted: true }, { type: 'stream-end', terminalFrameSeen: false }]);
-    const facts = await readSegment({ ...options(newState(), wire.events, async () => undefined), channel, now: () => 7 });
+    const facts = await readSegmentFacts({ ...options(newState(), wire.events, async () => undefined), channel, now: () => 7 });
     expect(handed.map((event) => event.type)).toEqual(['reasoning-start']);
     expect(facts).toMatchObject({ end: 'eof', outputConsumed: true, firstOutputAt: 7 });
   });

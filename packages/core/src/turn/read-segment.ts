@@ -28,29 +28,22 @@ const ignore = (): undefined => undefined;
 
 /**
  * Reads one segment's decoded events, hands content to the host one event at
- * a time and records the facts the recovery decision needs. Usage, finish and
- * in-stream errors are kept back: runTurn emits one aggregated usage and one
- * final event per logical turn (seeds/004 "只发出一个逻辑回合的 usage 汇总").
+ * a time and records the facts the recovery decision needs; `ended` hears how
+ * the segment ended, once. Usage, finish and in-stream errors are kept back:
+ * runTurn emits one aggregated usage and one final event per logical turn
+ * (seeds/004 "只发出一个逻辑回合的 usage 汇总").
+ *
+ * A listener, not a promise of its own: runTurn's request settles its attempt
+ * from there, so an open stream holds no promise, reaction or suspended frame
+ * for the read itself (issue 19, decision 0297).
  *
  * Aborts (R1.6) are one subscription per segment, not a race per await: the
- * stop settles the segment's promise at once — while it waits for the next
- * chunk or for the host to take an event — and the reader, when the read or
- * the host's pull comes back, sees the flag and leaves without touching the
- * facts again (issue 19, decisions 0270 and 0271).
+ * stop ends the segment at once — while it waits for the next chunk or for
+ * the host to take an event — and the reader, when the read or the host's
+ * pull comes back, sees the flag and leaves without touching the facts again
+ * (issue 19, decisions 0270 and 0271).
  */
-export function readSegment(options: ReadSegmentOptions): Promise<SegmentFacts> {
-  return new Promise<SegmentFacts>((resolve, reject) => {
-    startSegmentReader(options, { onSegmentEnd: resolve, onSegmentFailed: reject });
-  });
-}
-
-/**
- * `readSegment` without a promise of its own: `ended` hears the segment's
- * end once. runTurn's request settles its attempt from there, so an open
- * stream holds no promise, reaction or suspended frame for the read itself
- * (issue 19, decision 0297).
- */
-export function startSegmentReader(options: ReadSegmentOptions, ended: SegmentEndListener): void {
+export function readSegment(options: ReadSegmentOptions, ended: SegmentEndListener): void {
   new SegmentReader(options, ended).start();
 }
 
@@ -76,7 +69,7 @@ class SegmentReader implements HandOverListener, AbortWatcher {
   private readonly now: () => number;
   private readonly forwardToolCalls: boolean;
   private readonly blockIdPrefix: string;
-  /** The segment's promise is settled: nothing may change `facts` any more. */
+  /** The segment ended (its listener was told): nothing may change `facts` any more. */
   private settled = false;
   /** The response id and block starts held back until the first content (R1.1, R4.1, R8.2). */
   private readonly held = new HeldOutput();

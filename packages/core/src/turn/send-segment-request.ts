@@ -4,7 +4,7 @@ import { collectCredentialValues, redactCredentialText } from '../retry/redact-c
 import type { TurnError } from '../errors/turn-error.js';
 import type { ByteStream } from '../sse/byte-stream.js';
 import { ABORTED, AbortRace, type Aborted, type StopSource } from './race-abort.js';
-import { startSegmentReader, type ReadSegmentOptions, type SegmentEndListener, type SegmentFacts } from './read-segment.js';
+import { readSegment, type ReadSegmentOptions, type SegmentEndListener, type SegmentFacts } from './read-segment.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
 export interface FetchResponseHeaders {
@@ -140,7 +140,7 @@ class SegmentRequest<Result> implements SegmentEndListener {
     const body = head.response.body ?? emptyBody();
     this.body = body;
     try {
-      startSegmentReader(
+      readSegment(
         {
           events: options.adapter.decodeStream(body),
           race: this.race,
