@@ -4,8 +4,8 @@ import type { FinishReason } from '../types/finish-reason.js';
 import { pickKnownUsage } from './build-segment-record.js';
 import { decideRecovery, type RecoveryDecision } from './decide-recovery.js';
 import { countPromptTextBytes } from './estimate-context-tokens.js';
-import type { TurnEngineOptions } from './execute-turn.js';
 import { createStreamCutError, type SegmentVerdict } from './judge-segment-attempt.js';
+import type { StreamRecoveryConfig } from './recovery-config.js';
 import type { TurnState } from './turn-state.js';
 
 // The recovery of a cut segment 1 (R4): whether to send it, and what its outcome means for the turn.
@@ -33,7 +33,7 @@ function readInputTextBytes<Native extends object>(adapter: ProtocolAdapter<Nati
 }
 
 export function decideSegmentRecovery<Native extends object>(
-  options: TurnEngineOptions<Native>,
+  options: { adapter: ProtocolAdapter<Native>; request: Native; recovery: StreamRecoveryConfig },
   facts: CutFacts,
   state: TurnState,
   nowMs: number,

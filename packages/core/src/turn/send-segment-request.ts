@@ -161,20 +161,24 @@ class SegmentRequest<Result> implements SegmentEndListener {
     }
   }
 
-  /**
-   * The reader calls this where the segment ends: inside the host's pull or
-   * the stop's own listener. The attempt is judged a microtask later, off
-   * those stacks, as it was behind an await.
-   */
   onSegmentEnd(facts: SegmentFacts): void {
     // Release the socket: a decoder that ignores the signal would keep reading.
     if (facts.end === 'aborted') this.body?.cancel().catch(ignore);
-    void SETTLED.then(() => this.finish({ stage: 'streamed', startedAt: this.startedAt, endedAt: this.now(), facts }));
+    this.finishLater({ stage: 'streamed', startedAt: this.startedAt, endedAt: this.now(), facts });
   }
 
   /** The decoder or the reader threw after the response came: a failed attempt, recorded like any (R6.1). */
   onSegmentFailed(error: unknown): void {
-    void SETTLED.then(() => this.finish({ stage: 'read-failed', startedAt: this.startedAt, endedAt: this.now(), thrown: error }));
+    this.finishLater({ stage: 'read-failed', startedAt: this.startedAt, endedAt: this.now(), thrown: error });
+  }
+
+  /**
+   * The reader ends a segment inside the host's pull or the stop's own
+   * listener: the attempt is judged a microtask later, off those stacks, as
+   * it was behind an await.
+   */
+  private finishLater(attempt: SegmentAttempt): void {
+    void SETTLED.then(() => this.finish(attempt));
   }
 
   private finish(attempt: SegmentAttempt): void {
