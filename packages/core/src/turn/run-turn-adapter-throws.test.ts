@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
 import { collectTurnEvents, createFakeFetch, fakeAdapter, type FakeNative } from './fake-wire.test-helper.js';
@@ -14,6 +14,12 @@ const bug = new Error('adapter bug');
 const adapterBug = (): never => {
   throw bug;
 };
+
+/** How many times a decoder below was closed (its `return()`): reset before each test. */
+let closed = 0;
+beforeEach(() => {
+  closed = 0;
+});
 
 /** A decoder that hands out its first event, then throws on the synchronous read of its batch (a decoder bug mid-stream). */
 function decoderFailingAfterFirstEvent(): AsyncIterable<DecodedStreamEvent> {
@@ -33,7 +39,6 @@ function decoderFailingAfterFirstEvent(): AsyncIterable<DecodedStreamEvent> {
   };
   return { [Symbol.asyncIterator]: () => iterator };
 }
-let closed = 0;
 
 const cases: { step: string; adapter: Partial<ProtocolAdapter<FakeNative>>; sent: 0 | 1; events: string[] }[] = [
   { step: 'reading the thinking budget, before any request', adapter: { getThinkingBudget: adapterBug }, sent: 0, events: ['error'] },
@@ -49,7 +54,6 @@ const cases: { step: string; adapter: Partial<ProtocolAdapter<FakeNative>>; sent
 
 describe('runTurn ends recorded when an adapter throws (R6.1, R6.2)', () => {
   it.each(cases)('$step', async ({ adapter, sent, events: expectedEvents }) => {
-    closed = 0;
     const wire = createFakeFetch([{ lines: [{ t: 'never read' }, { end: 'stop' }] }]);
     const samples: UsageSample[] = [];
     const turns: TurnRecord[] = [];
@@ -73,7 +77,6 @@ describe('runTurn ends recorded when an adapter throws (R6.1, R6.2)', () => {
   });
 
   it('a decoder that threw mid-stream is closed, so it releases the upstream', async () => {
-    closed = 0;
     const run = runTurn({
       adapter: { ...fakeAdapter, decodeStream: decoderFailingAfterFirstEvent },
       request: { model: 'm', messages: [] },
