@@ -2,6 +2,7 @@ import type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
 import { holdShapes, NEUTRAL_EVENT_SHAPES } from '../internal/held-shapes.js';
+import { ignore } from '../internal/ignore.js';
 
 /** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
 export interface SseRecord {
@@ -63,7 +64,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
    * a full GC between streams (decision 0202).
    */
   static readonly #shapeAnchor = new SseStreamIterator<never>(new ReadableStream<Uint8Array>(), {
-    decoder: { pushRecordEvents: noop, pushEndEvents: noop },
+    decoder: { pushRecordEvents: ignore, pushEndEvents: ignore },
     lastRecord: 'drop',
   });
   /** The events' hidden classes, kept like this class's own (decision 0282). */
@@ -225,10 +226,10 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     if (!wasOpen) return;
     if (reader === undefined) {
       // Stopped before the first read: still release the upstream.
-      if (!this.#body.locked) await this.#body.cancel().catch(noop);
+      if (!this.#body.locked) await this.#body.cancel().catch(ignore);
       return;
     }
-    await reader.cancel().catch(noop);
+    await reader.cancel().catch(ignore);
     reader.releaseLock();
   }
 }
@@ -237,5 +238,3 @@ function endsWithLineBreak(text: string): boolean {
   const last = text.charCodeAt(text.length - 1);
   return last === 10 || last === 13;
 }
-
-function noop(): void {}

@@ -1,8 +1,8 @@
+import { ignore } from '../internal/ignore.js';
+
 /** What `AbortRace.race` resolves to when the signal won. */
 export const ABORTED: unique symbol = Symbol('aborted');
 export type Aborted = typeof ABORTED;
-
-const ignoreRejection = (): void => undefined;
 
 /**
  * What one physical request races: runTurn's own stop (TurnState), which
@@ -56,7 +56,7 @@ export class AbortRace {
     this.pending = undefined;
     if (pending !== undefined) {
       for (const entry of pending) {
-        entry.promise.catch(ignoreRejection);
+        entry.promise.catch(ignore);
         entry.settle(ABORTED);
       }
     }
@@ -72,13 +72,13 @@ export class AbortRace {
   race<T>(promise: Promise<T>): Promise<T | Aborted> {
     const { signal } = this;
     if (this.subscribed ? this.fired : signal.aborted) {
-      promise.catch(ignoreRejection);
+      promise.catch(ignore);
       return Promise.resolve(ABORTED);
     }
     this.subscribe();
     // A source that had already stopped called back at once.
     if (this.fired) {
-      promise.catch(ignoreRejection);
+      promise.catch(ignore);
       return Promise.resolve(ABORTED);
     }
     return new Promise<T | Aborted>((resolve, reject) => {

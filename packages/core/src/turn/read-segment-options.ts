@@ -2,6 +2,7 @@ import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { EventChannel } from './event-channel.js';
 import type { AbortRace } from './race-abort.js';
 import type { SegmentFacts } from './segment-facts.js';
+import { ignore } from '../internal/ignore.js';
 
 // What readSegment is given: its contract with runTurn and the decoder, apart from the reader itself.
 
@@ -47,8 +48,6 @@ export interface SegmentEndListener {
 export interface BufferedEvents {
   takeBuffered?(): DecodedStreamEvent | undefined;
 }
-
-const ignore = (): undefined => undefined;
 
 /** The idle reader's listener (see `IDLE_READER_OPTIONS`). */
 export const IDLE_END_LISTENER: SegmentEndListener = { onSegmentEnd: ignore, onSegmentFailed: ignore };

@@ -20,11 +20,10 @@ import {
   type SegmentEndListener,
   type SegmentNotices,
 } from './read-segment-options.js';
+import { ignore } from '../internal/ignore.js';
 
 export type { SegmentEnd, SegmentFacts } from './segment-facts.js';
 export type { ReadSegmentOptions, SegmentEndListener, SegmentNotices } from './read-segment-options.js';
-
-const ignore = (): undefined => undefined;
 
 /**
  * Reads one segment's decoded events, hands content to the host one event at

@@ -5,6 +5,7 @@ import type { TurnError } from '../errors/turn-error.js';
 import type { ByteStream } from '../sse/byte-stream.js';
 import { ABORTED, AbortRace, type Aborted, type StopSource } from './race-abort.js';
 import { readSegment, type ReadSegmentOptions, type SegmentEndListener, type SegmentFacts } from './read-segment.js';
+import { ignore } from '../internal/ignore.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
 export interface FetchResponseHeaders {
@@ -95,7 +96,6 @@ export function sendSegmentRequest<Native extends object, Result>(
   });
 }
 
-const ignore = (): undefined => undefined;
 /**
  * What the attempt's end is chained on to run a microtask later. Not
  * `queueMicrotask`: Node wraps each call in an AsyncResource and a bound
