@@ -1,97 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
-import { ConsumerStoppedError, EventChannel, type HandOverListener } from './event-channel.js';
-import { AbortRace } from './race-abort.js';
-import { readSegment, type ReadSegmentOptions, type SegmentFacts } from './read-segment.js';
-import { TurnState } from './turn-state.js';
-
-/** The segment's facts once it ended; rejects with what a read or the host's pull threw. */
-function readSegmentFacts(options: ReadSegmentOptions): Promise<SegmentFacts> {
-  return new Promise<SegmentFacts>((resolve, reject) => readSegment(options, { onSegmentEnd: resolve, onSegmentFailed: reject }));
-}
-
-const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
-
-/** A decoder whose `next()` results the test settles by hand. */
-function scriptedEvents() {
-  const pending: Array<(step: IteratorResult<DecodedStreamEvent>) => void> = [];
-  let nextCalls = 0;
-  const returned = vi.fn(async () => ({ done: true as const, value: undefined }));
-  const events: AsyncIterable<DecodedStreamEvent> = {
-    [Symbol.asyncIterator]: () => ({
-      next: () => {
-        nextCalls += 1;
-        return new Promise<IteratorResult<DecodedStreamEvent>>((resolve) => pending.push(resolve));
-      },
-      return: returned,
-    }),
-  };
-  return { events, pending, returned, nextCalls: () => nextCalls };
-}
-
-/**
- * The host pulled again, as EventChannel.pull tells the listener: the event
- * `resume()` returns goes to the host at once, with the same listener.
- */
-function pullAgain(channel: ReadSegmentOptions['channel'], listener: HandOverListener): void {
-  const next = listener.resume();
-  if (next !== undefined) channel.handOver(next, listener);
-}
-
-function options(state: TurnState, events: AsyncIterable<DecodedStreamEvent>, deliver: (event: TurnEvent) => Promise<void>): ReadSegmentOptions {
-  const channel: ReadSegmentOptions['channel'] = {
-    handOver: (event, listener) => void deliver(event).then(() => pullAgain(channel, listener), (error: Error) => listener.stop(error)),
-  };
-  return {
-    events,
-    race: new AbortRace(state),
-    channel,
-    notices: { addWarning: () => undefined, noteMetadata: () => undefined },
-    now: () => 0,
-    forwardToolCalls: true,
-    blockIdPrefix: '',
-    keepReasoning: true,
-    reasoningMaxChars: 131_072,
-  };
-}
-
-const newState = (): TurnState => new TurnState(new EventChannel({ lastStep: () => never() }), undefined);
-
-/** A host that takes every event and pulls again at once. */
-const pullEveryEvent: ReadSegmentOptions['channel'] = { handOver: (_event, listener) => queueMicrotask(() => pullAgain(pullEveryEvent, listener)) };
-
-/**
- * A decoder that yields `batches`, one wire read each: `next()` gives a batch's
- * first event and `takeBuffered` the rest, as core's decodeSseStream does.
- * `onRead(k)` runs as read k arrives.
- */
-function wireReads(batches: DecodedStreamEvent[][], onRead: (read: number) => void = () => undefined) {
-  let reads = 0;
-  let index = 0;
-  let taken = 0;
-  const take = (): DecodedStreamEvent | undefined => {
-    const event = batches[reads - 1]?.[index];
-    if (event !== undefined) {
-      index += 1;
-      taken += 1;
-    }
-    return event;
-  };
-  const iterator = {
-    next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
-      reads += 1;
-      index = 0;
-      if (reads > batches.length) return { done: true, value: undefined };
-      onRead(reads - 1);
-      return { done: false, value: take()! };
-    },
-    takeBuffered: take,
-  };
-  return { events: { [Symbol.asyncIterator]: () => iterator }, reads: () => reads, taken: () => taken };
-}
-
-/** A decoder whose first read yields a whole batch. */
-const batchedEvents = (batch: DecodedStreamEvent[]) => wireReads([batch]);
+import { ConsumerStoppedError, type HandOverListener } from './event-channel.js';
+import type { ReadSegmentOptions, SegmentFacts } from './read-segment.js';
+import {
+  batchedEvents,
+  never,
+  newState,
+  options,
+  pullAgain,
+  pullEveryEvent,
+  readSegmentFacts,
+  recordingChannel,
+  scriptedEvents,
+  wireReads,
+} from './read-segment.test-helper.js';
 
 describe('readSegment aborts (R1.6: at once, one subscription per segment)', () => {
   it('ends at once on an abort while the next chunk is awaited, and closes the decoder', async () => {
@@ -292,18 +214,6 @@ describe('readSegment times output by wire read (R5.4: time to first output, dec
 
 describe('readSegment records what each event type tells (R4.1, R4.5; issue 19)', () => {
   const finished: DecodedStreamEvent[] = [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }, { type: 'stream-end', terminalFrameSeen: true }];
-  /** Every event the host was handed, pulling again at once. */
-  function recordingChannel(): { channel: ReadSegmentOptions['channel']; handed: TurnEvent[] } {
-    const handed: TurnEvent[] = [];
-    const channel: ReadSegmentOptions['channel'] = {
-      handOver: (event, listener) => {
-        handed.push(event);
-        queueMicrotask(() => pullAgain(channel, listener));
-      },
-    };
-    return { handed, channel };
-  }
-
   it('an event type this version does not know is skipped: not handed over, not output', async () => {
     const future = { type: 'citation-delta', id: 'c', delta: 'ref' } as unknown as DecodedStreamEvent;
     const { channel, handed } = recordingChannel();
