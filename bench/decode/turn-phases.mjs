@@ -4,7 +4,8 @@
 // - first event: from the call (runTurn, or the decoder over a fresh body) to the host's first event;
 // - reads: the largest gaps between events, one per wire read the body served (each read is
 //   decoded into a batch there, so this is parsing plus whatever GC landed in it);
-// - hand-over: every other gap, per event (taking one decoded event to the host).
+// - hand-over: every other gap, per event (taking one decoded event to the host);
+// - end: from the last event to the end of the run (the loop's exit; for runTurn, its result settled).
 // The timestamps cost the same on both sides; the split is what matters, not the totals.
 //
 //   node bench/decode/turn-phases.mjs [--records 20000] [--rounds 40] [--protocols chat,messages,responses]
@@ -38,7 +39,7 @@ const { values } = parseArgs({
 const records = Number(values.records);
 
 /** One run's split, from its events' arrival times (ms) and the number of wire reads it made. */
-function splitRun(startedAt, arrivals, count, reads) {
+function splitRun(startedAt, arrivals, count, reads, endedAt) {
   const gaps = [];
   for (let index = 1; index < count; index += 1) gaps.push(arrivals[index] - arrivals[index - 1]);
   gaps.sort((a, b) => b - a);
@@ -46,7 +47,12 @@ function splitRun(startedAt, arrivals, count, reads) {
   const readGaps = gaps.slice(0, Math.max(0, reads - 1));
   const readMs = readGaps.reduce((sum, gap) => sum + gap, 0);
   const handOverMs = arrivals[count - 1] - arrivals[0] - readMs;
-  return { firstUs: (arrivals[0] - startedAt) * 1000, readMs, handOverNs: (handOverMs * 1e6) / Math.max(1, count - 1 - readGaps.length) };
+  return {
+    firstUs: (arrivals[0] - startedAt) * 1000,
+    readMs,
+    handOverNs: (handOverMs * 1e6) / Math.max(1, count - 1 - readGaps.length),
+    endUs: (endedAt - arrivals[count - 1]) * 1000,
+  };
 }
 
 async function runWorker(protocol, libPath) {
@@ -57,21 +63,29 @@ async function runWorker(protocol, libPath) {
   const adapter = lib.adapters[protocol];
   const request = makeRequestBody(protocol);
   const arrivals = new Float64Array(records * 2 + 16);
-  const timeEvents = async (events) => {
+  // `settle`: what the run awaits after its last event (runTurn's result), timed as its end.
+  const timeEvents = async (events, settle = async () => undefined) => {
     reads = 0;
     const startedAt = performance.now();
     let count = 0;
     for await (const _event of events()) arrivals[count++] = performance.now();
+    await settle();
+    const endedAt = performance.now();
     if (count < records * 0.8) throw new Error(`bench: ${protocol} gave ${count} events`);
-    return splitRun(startedAt, arrivals, count, reads);
+    return splitRun(startedAt, arrivals, count, reads, endedAt);
   };
   const variants = {
     ours: () => timeEvents(() => adapter.decodeStream(makeResponse().body)),
     turn: async () => {
       const run = lib.runTurn({ adapter, request, target: MEMORY_TARGET, fetch: async () => makeResponse(), retry: { maxRetries: 0 } });
-      const split = await timeEvents(() => run);
+      let result;
+      const split = await timeEvents(
+        () => run,
+        async () => {
+          result = await run.result;
+        },
+      );
       // As turn-timing.mjs's makeTurnVariant: a turn that did not end ok would time something else.
-      const result = await run.result;
       if (result.outcome !== 'ok') throw new Error(`bench: runTurn ${protocol} ended ${result.outcome} (${result.error?.code})`);
       return split;
     },
@@ -86,7 +100,7 @@ async function runWorker(protocol, libPath) {
     }
   }
   const pick = (list, key) => median(list.map((split) => split[key]));
-  const summary = Object.fromEntries(Object.entries(results).map(([name, list]) => [name, { firstUs: pick(list, 'firstUs'), readMs: pick(list, 'readMs'), handOverNs: pick(list, 'handOverNs') }]));
+  const summary = Object.fromEntries(Object.entries(results).map(([name, list]) => [name, { firstUs: pick(list, 'firstUs'), readMs: pick(list, 'readMs'), handOverNs: pick(list, 'handOverNs'), endUs: pick(list, 'endUs') }]));
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
@@ -100,7 +114,7 @@ async function runAll() {
       const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: REPO_ROOT, timeout: 300_000 });
       const { ours, turn } = JSON.parse(stdout.trim().split('\n').at(-1));
       const cell = (key, digits) => `${ours[key].toFixed(digits)} / ${turn[key].toFixed(digits)} (+${(turn[key] - ours[key]).toFixed(digits)})`;
-      rows.push(`| ${protocol} | ${cell('firstUs', 0)} | ${cell('readMs', 2)} | ${cell('handOverNs', 0)} |`);
+      rows.push(`| ${protocol} | ${cell('firstUs', 0)} | ${cell('readMs', 2)} | ${cell('handOverNs', 0)} | ${cell('endUs', 0)} |`);
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });
@@ -110,8 +124,8 @@ async function runAll() {
       `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}. Command: \`node bench/decode/turn-phases.mjs ${process.argv.slice(2).join(' ')}\`.`,
       `${records} chunks from memory in ${READ_BYTES}-byte reads, ${values.rounds} alternating rounds per protocol (the first quarter warm-up), medians. Each cell: decoder alone / runTurn (+ runTurn's extra).`,
       '',
-      '| protocol | first event, µs | reads (decode + GC), ms per run | hand-over, ns per event |',
-      '| --- | ---: | ---: | ---: |',
+      '| protocol | first event, µs | reads (decode + GC), ms per run | hand-over, ns per event | end, µs |',
+      '| --- | ---: | ---: | ---: | ---: |',
       ...rows,
     ].join('\n') + '\n',
   );
