@@ -44,5 +44,5 @@ function makeVariants(name, lib) {
 
 const variants = {};
 for (const [name, path] of Object.entries(JSON.parse(values.libs))) Object.assign(variants, makeVariants(name, await import(pathToFileURL(path).href)));
-const timings = await timeInterleaved(variants, { warmup: Number(values.warmup), reps: Number(values.reps), gc: values.gc });
+const { timings } = await timeInterleaved(variants, { warmup: Number(values.warmup), reps: Number(values.reps), gc: values.gc });
 process.stdout.write(`${JSON.stringify({ timings })}\n`);

@@ -13,26 +13,32 @@ export function summarise(perProcess, pick) {
 export const show = (stat, digits = 2) => (stat === undefined ? '—' : `${stat.median.toFixed(digits)} (${stat.min.toFixed(digits)}–${stat.max.toFixed(digits)})`);
 export const times = (a, b) => (row) => row[b] / row[a];
 
-/** A worker process's last stdout line (`{ timings: { [variant]: ms[] } }`) as each variant's median. */
+/**
+ * A worker process's last stdout line (`{ timings, cpu }`, per variant) as
+ * each variant's median wall time, and its median CPU time under `cpu:<variant>`.
+ */
 export function processMedians(stdout) {
-  const { timings } = JSON.parse(stdout.trim().split('\n').at(-1));
-  return Object.fromEntries(Object.entries(timings).map(([name, list]) => [name, median(list)]));
+  const { timings, cpu = {} } = JSON.parse(stdout.trim().split('\n').at(-1));
+  const wall = Object.entries(timings).map(([name, list]) => [name, median(list)]);
+  const busy = Object.entries(cpu).map(([name, list]) => [`cpu:${name}`, median(list)]);
+  return Object.fromEntries([...wall, ...busy]);
 }
 
 export function formatTurnTable(meta, cells) {
   const base = meta.ref;
   const lines = [
     `Run ${meta.date}, Node ${meta.node}, load at start ${meta.load}. Command: \`${meta.command}\`.`,
-    `${meta.processes} fresh processes per cell × ${meta.reps} interleaved rounds after ${meta.warmup} warm-up; per process the median of its rounds, then the median (range) over processes. "a × b" = a's throughput over b's.`,
+    `${meta.processes} fresh processes per cell × ${meta.reps} interleaved rounds after ${meta.warmup} warm-up; per process the median of its rounds, then the median (range) over processes. "a × b" = a's throughput over b's; "CPU": the same from the client process's CPU time per run (user + system), which the loopback server's pace does not move.`,
     '',
-    '| protocol | chunks | turn ms | ours ms | turn × ours | turn × sdk | ours × floor | turn × floor | ours × floor+json' + (base ? ` | turn × turn@${base} | ours × ours@${base} | turn@${base} × ours@${base}` : '') + ' |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---:' + (base ? ' | ---: | ---: | ---:' : '') + ' |',
+    '| protocol | chunks | turn ms | ours ms | turn × ours | turn × ours, CPU | turn × sdk | ours × floor | turn × floor | ours × floor+json' + (base ? ` | turn × turn@${base} | ours × ours@${base} | turn@${base} × ours@${base}` : '') + ' |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---:' + (base ? ' | ---: | ---: | ---:' : '') + ' |',
   ];
   for (const { protocol, records, perProcess } of cells) {
     const cols = [
       show(summarise(perProcess, (row) => row['turn@current']), 1),
       show(summarise(perProcess, (row) => row['ours@current']), 1),
       show(summarise(perProcess, times('turn@current', 'ours@current'))),
+      show(summarise(perProcess, times('cpu:turn@current', 'cpu:ours@current'))),
       show(summarise(perProcess, times('turn@current', 'sdk'))),
       show(summarise(perProcess, times('ours@current', 'floor'))),
       show(summarise(perProcess, times('turn@current', 'floor'))),

@@ -21,29 +21,62 @@ export function makeTurnVariant(lib, protocol, { request, target, fetch, records
 }
 
 /**
- * `{ [variant]: ms[] }`: `warmup` untimed rounds, then `reps` rounds with the
- * order rotated each round (no variant always runs right after another).
- * `gc`: a full GC before each timed run. `warmEach`: an untimed run of the
- * same variant before each timed one (decision 0208).
+ * The variants' order in `round`: a permutation from a seeded generator
+ * (mulberry32), the same in every process. Rotating one order kept each
+ * variant's neighbours fixed, and the neighbourhood, not the code, moved the
+ * result: with two copies of the same tree, the runTurn placed after
+ * floor+json and its decoder read 0.87 of that decoder's CPU against 1.05
+ * for the other copy, and the gap followed the slot when the copies swapped
+ * (decision 0302).
+ */
+export function roundOrder(names, round) {
+  let seed = Math.imul(round + 1, 0x9e3779b1);
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+  const order = [...names];
+  for (let index = order.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [order[index], order[other]] = [order[other], order[index]];
+  }
+  return order;
+}
+
+/**
+ * `{ timings, cpu }`: per variant, each timed run's wall time (ms) and this
+ * process's CPU time in it (µs, user + system, every thread). Over a socket
+ * on a small machine the wall time follows the loopback server's pace as
+ * much as the client's work; the CPU time is the client's work alone.
+ * `warmup` untimed rounds, then `reps` rounds, each in its own order
+ * (`roundOrder`). `gc`: a full GC before each timed run. `warmEach`: an
+ * untimed run of the same variant before each timed one (decision 0208).
  */
 export async function timeInterleaved(variants, { warmup, reps, gc, warmEach = false }) {
   const names = Object.keys(variants);
   const timeOnce = async (name) => {
     if (gc) globalThis.gc?.();
+    const cpuBefore = process.cpuUsage();
     const start = performance.now();
     await variants[name]();
-    return performance.now() - start;
+    const ms = performance.now() - start;
+    const { user, system } = process.cpuUsage(cpuBefore);
+    return { ms, cpuUs: user + system };
   };
   for (let round = 0; round < warmup; round += 1) for (const name of names) await timeOnce(name);
   const timings = Object.fromEntries(names.map((name) => [name, []]));
+  const cpu = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < reps; round += 1) {
-    for (let index = 0; index < names.length; index += 1) {
-      const name = names[(index + round) % names.length];
+    for (const name of roundOrder(names, round)) {
       if (warmEach) await timeOnce(name);
-      timings[name].push(await timeOnce(name));
+      const { ms, cpuUs } = await timeOnce(name);
+      timings[name].push(ms);
+      cpu[name].push(cpuUs);
     }
   }
-  return timings;
+  return { timings, cpu };
 }
 
 /** The upstream runTurn is given when its bodies come from memory: never dialled (the fetch is `memoryResponses`). */

@@ -1,9 +1,9 @@
 // One (protocol, size) cell of bench/decode/turn-run.mjs, in a fresh process:
 // the floor, floor+json, the official SDK, and for each bundled source tree
 // its decoder alone (`ours@…`) and runTurn end to end (`turn@…`), against the
-// same loopback stream. Variants are interleaved (order rotated per round);
+// same loopback stream. Variants are interleaved (a shuffled order per round);
 // with --warm-each every timed run follows an untimed run of the same variant
-// (decision 0208). Prints one JSON line of per-variant timings.
+// (decision 0208). Prints one JSON line of per-variant timings and CPU times.
 //
 //   node --expose-gc bench/decode/turn-worker.mjs --protocol chat --origin http://127.0.0.1:PORT \
 //     --records 20000 --libs '{"current":"/tmp/…/turn-lib.js"}' [--reps 5] [--warmup 1] [--warm-each] [--no-sdk]
@@ -52,7 +52,7 @@ for (const [name, path] of Object.entries(libPaths)) {
   variants[`turn@${name}`] = makeLibTurnVariant(lib);
 }
 // A full GC before each timed run unless --no-gc (see the option above).
-const timings = await timeInterleaved(variants, { warmup: Number(values.warmup), reps: Number(values.reps), gc: !values['no-gc'], warmEach: values['warm-each'] });
-process.stdout.write(`${JSON.stringify({ protocol, records, timings })}\n`);
+const { timings, cpu } = await timeInterleaved(variants, { warmup: Number(values.warmup), reps: Number(values.reps), gc: !values['no-gc'], warmEach: values['warm-each'] });
+process.stdout.write(`${JSON.stringify({ protocol, records, timings, cpu })}\n`);
 // Keep-alive sockets to the server would hold the process open for their timeout.
 process.exit(0);
