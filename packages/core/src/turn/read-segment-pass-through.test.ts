@@ -32,11 +32,11 @@ async function readBatches(batches: DecodedStreamEvent[][], overrides: Partial<R
 
 /** The same, with every event through the full path: the reference the pass-through must match. */
 async function readBatchesWithoutPassThrough(batches: DecodedStreamEvent[][], overrides: Partial<ReadSegmentOptions> = {}): Promise<Reading> {
-  const never = vi.spyOn(SegmentRecorder.prototype as unknown as { mayPassDeltasThrough(): boolean }, 'mayPassDeltasThrough').mockReturnValue(false);
+  const fullPathOnly = vi.spyOn(SegmentRecorder.prototype as unknown as { mayPassDeltasThrough(): boolean }, 'mayPassDeltasThrough').mockReturnValue(false);
   try {
     return await readBatches(batches, overrides);
   } finally {
-    never.mockRestore();
+    fullPathOnly.mockRestore();
   }
 }
 
@@ -68,6 +68,35 @@ describe('readSegment passes deltas straight through once output was consumed (i
   it('R4.1: a tool-call delta with no start before it is still a tool call', async () => {
     const { facts } = await readBatches([[text('a'), text('b'), { type: 'tool-call-delta', toolCallId: 'c1', delta: '{}' }], finished]);
     expect(facts.toolCallProduced).toBe(true);
+  });
+
+  it('a decoder that throws on the pass-through’s read fails the segment (R6.1), as on the full path', async () => {
+    const bug = new Error('decoder bug');
+    const buffered = [text('b'), text('c'), text('d')];
+    let read = false;
+    let returned = 0;
+    const iterator = {
+      next: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
+        read = true;
+        return { done: false, value: text('a') };
+      },
+      // One batch of four: the read's event, then three buffered ones; the next buffered read throws.
+      takeBuffered: (): DecodedStreamEvent | undefined => {
+        if (!read) return undefined;
+        const event = buffered.shift();
+        if (event === undefined) throw bug;
+        return event;
+      },
+      return: async (): Promise<IteratorResult<DecodedStreamEvent>> => {
+        returned += 1;
+        return { done: true, value: undefined };
+      },
+    };
+    const { channel, handed } = recordingChannel();
+    const facts = readSegmentFacts({ ...options(newState(), { [Symbol.asyncIterator]: () => iterator }, async () => undefined), channel });
+    await expect(facts).rejects.toBe(bug);
+    expect(handed.map((event) => (event.type === 'text-delta' ? event.delta : event.type))).toEqual(['a', 'b', 'c', 'd']);
+    await vi.waitFor(() => expect(returned).toBe(1));
   });
 
   it('the recovery segment’s deltas keep their block prefix, and its tool calls stay away from the host (R4.5)', async () => {

@@ -152,15 +152,28 @@ class SegmentReader extends SegmentRecorder implements HandOverListener, AbortWa
    */
   resume(): TurnEvent | undefined {
     if (this.settled) return undefined;
-    if (this.passDeltasThrough) {
-      const event = this.iterator.takeBuffered?.();
-      if (event !== undefined && this.passesThrough(event)) return event;
-      return this.nextForHost(event);
-    }
+    if (this.passDeltasThrough) return this.passOrTake();
     if (this.handedContent) this.facts.outputConsumed = true;
     const next = this.nextForHost();
     this.passDeltasThrough = next !== undefined && this.mayPassDeltasThrough();
     return next;
+  }
+
+  /**
+   * The pass-through state (decision 0301): the batch's next delta goes out
+   * as it is, anything else through the full path. A decoder that throws
+   * here fails the segment as it does on the full path (R6.1, decision 0300).
+   */
+  private passOrTake(): TurnEvent | undefined {
+    let event: DecodedStreamEvent | undefined;
+    try {
+      event = this.iterator.takeBuffered?.();
+      if (event !== undefined && this.passesThrough(event)) return event;
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+    return this.nextForHost(event);
   }
 
   /** The host stopped iterating (ConsumerStoppedError) instead of pulling again. */
