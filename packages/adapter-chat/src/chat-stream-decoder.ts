@@ -1,4 +1,4 @@
-import { decodeSseStream, holdShapes, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream } from '@turnguard/core';
+import { decodeSseStream, holdShapes, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
 import { readTypedContentPart } from './chat-content-parts.js';
@@ -15,7 +15,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
  * alone is not one (SPEC "terminal frame"). Bad data becomes an `error`
  * event; a failure of the body stream itself is thrown.
  */
-export function decodeChatStream(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
+export function decodeChatStream(body: ByteStream, options: DecodeStreamOptions = {}): AsyncGenerator<DecodedStreamEvent> {
   // Core's decodeSseStream: each read's records are decoded into one reused
   // batch that `next()` serves without an async-generator step per event
   // (bench/README.md, "decode"; decision 0200).
@@ -23,6 +23,7 @@ export function decodeChatStream(body: ByteStream): AsyncGenerator<DecodedStream
     decoder: new ChatSseDecoder(),
     // A last record without its blank line still counts (openai-node flushes its line decoder too).
     lastRecord: 'always',
+    records: options.records,
   });
 }
 

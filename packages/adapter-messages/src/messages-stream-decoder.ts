@@ -1,4 +1,4 @@
-import { decodeSseStream, holdShapes, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream } from '@turnguard/core';
+import { decodeSseStream, holdShapes, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
 import { classifyMessagesStreamError, createInvalidStreamDataError } from './classify-messages-error.js';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
@@ -323,8 +323,8 @@ function joinToolInput(block: { inputParts: string[]; initialInput: unknown }): 
  * inside it (anthropic-sdk-typescript src/core/streaming.ts reads it the same
  * way). Errors of the body stream itself propagate, after earlier events.
  */
-export function decodeMessagesStream(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
-  return decodeSseStream<DecodedStreamEvent>(body, { decoder: new MessagesSseDecoder(), lastRecord: 'drop' });
+export function decodeMessagesStream(body: ByteStream, options: DecodeStreamOptions = {}): AsyncGenerator<DecodedStreamEvent> {
+  return decodeSseStream<DecodedStreamEvent>(body, { decoder: new MessagesSseDecoder(), lastRecord: 'drop', records: options.records });
 }
 
 /**

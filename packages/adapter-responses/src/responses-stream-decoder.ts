@@ -1,4 +1,4 @@
-import { decodeSseStream, type DecodedStreamEvent, type SseRecordDecoder, type ByteStream } from '@turnguard/core';
+import { decodeSseStream, type DecodedStreamEvent, type SseRecordDecoder, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
 import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
 
 /**
@@ -10,13 +10,14 @@ import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
  * `{type:'stream-end', terminalFrameSeen}`. Bad data becomes an `error`
  * event; only a failure of the body stream itself is thrown.
  */
-export function decodeResponsesStream(body: ByteStream): AsyncGenerator<DecodedStreamEvent> {
+export function decodeResponsesStream(body: ByteStream, options: DecodeStreamOptions = {}): AsyncGenerator<DecodedStreamEvent> {
   return decodeSseStream<DecodedStreamEvent>(body, {
     decoder: new ResponsesSseDecoder(),
     // A last record whose lines are complete but which lacks the closing blank
     // line still counts; a record cut inside a line is dropped (it is a cut,
     // which `terminalFrameSeen: false` already reports).
     lastRecord: 'complete-lines',
+    records: options.records,
   });
 }
 

@@ -6,4 +6,4 @@ export * from './usage/index.js';
 export * from './tools/index.js';
 export * from './turn/index.js';
 export * from './loop/index.js';
-export * from './sse/index.js';
+export * from './stream/index.js';

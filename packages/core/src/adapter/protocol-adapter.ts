@@ -4,7 +4,14 @@ import type { Message } from '../types/message.js';
 import type { Prompt } from '../types/prompt.js';
 import type { TurnSettings } from '../types/turn-settings.js';
 import type { FetchResponseHeaders } from '../turn/send-segment-request.js';
-import type { ByteStream } from '../sse/byte-stream.js';
+import type { ByteStream } from '../stream/byte-stream.js';
+import type { SseRecordObserver } from '../stream/decode-sse-stream.js';
+
+/** What a caller of `decodeStream` may ask for besides the events. */
+export interface DecodeStreamOptions {
+  /** Told every SSE record of the body with its raw text and the events made of it (the gateway's relay, R8.13). */
+  records?: SseRecordObserver<DecodedStreamEvent> | undefined;
+}
 
 /** The three wire protocols, in one list every package iterates. */
 export const PROTOCOLS = ['chat', 'messages', 'responses'] as const;
@@ -54,7 +61,7 @@ export interface ProtocolAdapter<NativeRequest extends object = Record<string, u
    * ReadableStream or a transport's lighter `ByteStream` (read through
    * `getReader()` only).
    */
-  decodeStream(body: ByteStream): AsyncIterable<DecodedStreamEvent>;
+  decodeStream(body: ByteStream, options?: DecodeStreamOptions): AsyncIterable<DecodedStreamEvent>;
   /** Neutral events → native SSE bytes the official SDKs parse (R7.3). */
   encodeStream(events: AsyncIterable<TurnEvent>): ReadableStream<Uint8Array>;
   /** HTTP error response → R2 kind (R7.4). `body` is the raw text of the response body. */

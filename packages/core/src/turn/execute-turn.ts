@@ -17,6 +17,7 @@ import { decideSegmentRecovery, describeRecoveryFailure, withoutDroppedToolCalls
 import { readModel, TurnState } from './turn-state.js';
 import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
 import { minDefined } from '../internal/min-defined.js';
+import type { RunTurnOptions } from './run-turn.js';
 
 export interface TurnEngineOptions<Native extends object> {
   adapter: ProtocolAdapter<Native>;
@@ -30,6 +31,7 @@ export interface TurnEngineOptions<Native extends object> {
   createId: () => string;
   requestIdHeader: string;
   inputWarnings: readonly string[];
+  observeSseRecords: RunTurnOptions<Native>['observeSseRecords'];
 }
 
 interface SampleRecovery {
@@ -190,6 +192,8 @@ class TurnExecution<Native extends object> {
         // R4.3: only segment 1's reasoning can become a checkpoint, and only with recovery on.
         keepReasoning: segmentIndex === 0 && recovery.enabled && recovery.recoveriesPerTurn > 0,
         reasoningMaxChars: recovery.enabled ? recovery.checkpointMaxChars : 0,
+        observeSseRecords: options.observeSseRecords,
+        segmentIndex,
       },
       // The request settles with the judged segment itself, one promise for both (decision 0297).
       (attempt) => {

@@ -4,7 +4,7 @@ import type { UnifiedFinishReason } from '../types/finish-reason.js';
 import type { Message } from '../types/message.js';
 import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { ToolDefinition } from '../types/tool-definition.js';
-import type { ByteStream } from '../sse/byte-stream.js';
+import type { ByteStream } from '../stream/byte-stream.js';
 
 /** A tiny native format for runTurn's unit tests: one JSON object per line. */
 export interface FakeNative {

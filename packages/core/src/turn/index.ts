@@ -1,4 +1,4 @@
-export { runTurn, DEFAULT_REQUEST_ID_HEADER, type RunTurnOptions } from './run-turn.js';
+export { runTurn, DEFAULT_REQUEST_ID_HEADER, type ResponseBodyInfo, type RunTurnOptions } from './run-turn.js';
 export type {
   TurnRun,
   TurnResult,

@@ -1,5 +1,7 @@
 import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import type { RetryOptions } from '../retry/index.js';
+import type { SseRecordObserver } from '../stream/decode-sse-stream.js';
+import type { DecodedStreamEvent } from '../types/turn-event.js';
 import { withTargetSecrets } from '../retry/debug-dump.js';
 import { createTurnRun, type TurnDriver } from './create-turn-run.js';
 import type { EventChannel } from './event-channel.js';
@@ -33,6 +35,21 @@ export interface RunTurnOptions<Native extends object> {
   requestIdHeader?: string;
   /** R4.11: warnings about dropped input gathered while the request was built; shown and stored once. */
   warnings?: readonly string[];
+  /**
+   * Asked once for every successful upstream response before its body is
+   * read: an observer returned here sees each SSE record of that body, with
+   * its raw text and the events decoded from it (the gateway relays those
+   * records, R8.13). Undefined: the body is decoded without keeping raw text.
+   */
+  observeSseRecords?: (body: ResponseBodyInfo) => SseRecordObserver<DecodedStreamEvent> | undefined;
+}
+
+/** Which response body an SSE record observer is asked for. */
+export interface ResponseBodyInfo {
+  /** 0: segment 1 (any of its attempts); 1: the recovery segment (R4). */
+  segmentIndex: 0 | 1;
+  /** The physical request's own id (R4.6). */
+  requestId: string;
 }
 
 function rejectOption(message: string, option: string): never {
@@ -120,6 +137,7 @@ class RunTurnDriver<Native extends object> implements TurnDriver {
         createId: options.createId ?? createRandomId,
         requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
         inputWarnings: options.warnings ?? [],
+        observeSseRecords: options.observeSseRecords,
       },
       channel,
       state,

@@ -2,10 +2,13 @@ import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapte
 import { attachPairingDiagnostic, readPairingTokens } from '../errors/attach-pairing-diagnostic.js';
 import { collectCredentialValues, redactCredentialText } from '../retry/redact-credentials.js';
 import type { TurnError } from '../errors/turn-error.js';
-import type { ByteStream } from '../sse/byte-stream.js';
+import type { ByteStream } from '../stream/byte-stream.js';
 import { ABORTED, AbortRace, type Aborted, type StopSource } from './race-abort.js';
 import { readSegment, type ReadSegmentOptions, type SegmentEndListener, type SegmentFacts } from './read-segment.js';
 import { ignore } from '../internal/ignore.js';
+import type { SseRecordObserver } from '../stream/decode-sse-stream.js';
+import type { DecodedStreamEvent } from '../types/turn-event.js';
+import type { ResponseBodyInfo } from './run-turn.js';
 
 /** Response headers as runTurn reads them: a WHATWG `Headers` satisfies this. */
 export interface FetchResponseHeaders {
@@ -46,6 +49,8 @@ export interface SendSegmentRequestOptions<Native extends object> {
   blockIdPrefix: string;
   keepReasoning: boolean;
   reasoningMaxChars: number;
+  segmentIndex: 0 | 1;
+  observeSseRecords: ((body: ResponseBodyInfo) => SseRecordObserver<DecodedStreamEvent> | undefined) | undefined;
 }
 
 /** How one physical request went, before any decision about it. */
@@ -140,9 +145,10 @@ class SegmentRequest<Result> implements SegmentEndListener {
     const body = head.response.body ?? emptyBody();
     this.body = body;
     try {
+      const records = options.observeSseRecords?.({ segmentIndex: options.segmentIndex, requestId: options.requestId });
       readSegment(
         {
-          events: options.adapter.decodeStream(body),
+          events: options.adapter.decodeStream(body, { records }),
           race: this.race,
           channel: options.channel,
           notices: options.notices,

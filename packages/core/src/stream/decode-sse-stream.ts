@@ -28,12 +28,43 @@ export interface SseRecordDecoder<Event> {
   markBodyEnd?(): void;
 }
 
+/**
+ * One SSE record as the framer read it, with what the decoder made of it:
+ * what an observer of a body's records sees (the gateway's relay, R8.13).
+ */
+export interface ObservedSseRecord<Event> {
+  /**
+   * The record's own text, from its first line to the blank line that
+   * dispatched it. A record the body ended without its blank line (kept by
+   * the last-record rule) ends with the line ends that rule supplied, so it
+   * is always a whole record.
+   */
+  raw: string;
+  event: string | undefined;
+  data: string;
+  /** The events the decoder made of this record, in order (none for a record it ignores). */
+  events: readonly Event[];
+  /** Framed after the body ended (a held CR, or the last-record rule). */
+  atEndOfBody: boolean;
+}
+
+/**
+ * Sees every record of one body, in order, each once, as soon as it is
+ * framed and decoded — before the consumer has taken its events. Only whole
+ * records are reported: bytes after the last one at a cut never are.
+ */
+export interface SseRecordObserver<Event> {
+  onRecord(record: ObservedSseRecord<Event>): void;
+}
+
 export interface DecodeSseStreamOptions<Event> {
   decoder: SseRecordDecoder<Event>;
   lastRecord: LastRecordRule;
+  /** Told each record with its raw text and its events (off when absent: no raw text is kept). */
+  records?: SseRecordObserver<Event> | undefined;
 }
 
-type State = 'idle' | 'reading' | 'closed';
+type State = 'idle' | 'reading' | 'ending' | 'closed';
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined }) as IteratorReturnResult<undefined>;
 
@@ -87,9 +118,16 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     this.#options = options;
   }
 
-  /** Called by the framer for each record: decoded into the current batch. */
-  pushRecord(eventName: string | undefined, data: string): void {
-    this.#options.decoder.pushRecordEvents(eventName, data, this.#events);
+  /** Called by the framer for each record: decoded into the current batch (and shown to the observer, if any). */
+  pushRecord(eventName: string | undefined, data: string, raw: string | undefined): void {
+    const { decoder, records } = this.#options;
+    if (records === undefined) {
+      decoder.pushRecordEvents(eventName, data, this.#events);
+      return;
+    }
+    const first = this.#events.length;
+    decoder.pushRecordEvents(eventName, data, this.#events);
+    records.onRecord({ raw: raw ?? '', event: eventName, data, events: this.#events.slice(first), atEndOfBody: this.#state === 'ending' });
   }
 
   [Symbol.asyncIterator](): this {
@@ -188,7 +226,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   #open(): ByteStreamReader {
     const reader = this.#body.getReader();
     this.#reader = reader;
-    this.#framer = new SseFramer(this);
+    this.#framer = new SseFramer(this, { keepRaw: this.#options.records !== undefined });
     this.#state = 'reading';
     return reader;
   }
@@ -203,6 +241,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     const { decoder, lastRecord } = this.#options;
     const framer = this.#framer!;
     decoder.markBodyEnd?.();
+    this.#state = 'ending';
     const rest = this.#textDecoder.end();
     if (rest !== '') {
       if (lastRecord === 'complete-lines') this.#endsWithNewline = endsWithLineBreak(rest);
