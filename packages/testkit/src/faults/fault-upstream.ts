@@ -4,6 +4,7 @@ import type { Protocol } from '@turnguard/core';
 import { findRouteProtocol, parseJsonBody } from '../upstream/upstream-state.js';
 import { fault as faults, type Fault, type FaultContext, type FaultRule } from './fault-spec.js';
 import { renderFault, type FaultPlan } from './render-fault.js';
+import { flattenRequestHeaders, readRequestText } from '../upstream/read-node-request.js';
 
 /** One request as the fault upstream received it: its head, the model from its body, and when (R11.7 accounting). */
 export interface FaultRequest {
@@ -53,23 +54,6 @@ interface Script {
   queued: Array<Fault | FaultRule>;
   rule: Fault | FaultRule | undefined;
   served: number;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    request.on('data', (part: Buffer) => parts.push(part));
-    request.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
-function flattenHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 function readModel(body: unknown): string {
@@ -159,7 +143,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = request.url ?? '/';
-    const bodyText = await readBody(request);
+    const bodyText = await readRequestText(request);
     const protocol = request.method === 'POST' ? findRouteProtocol(path.split('?')[0] ?? '/') : undefined;
     if (protocol === undefined) {
       response.writeHead(404, { 'content-type': 'application/json' });
@@ -168,7 +152,7 @@ export async function startFaultUpstream(options: FaultUpstreamOptions = {}): Pr
     }
     const body = parseJsonBody(bodyText);
     const model = readModel(body);
-    requests.push({ time: now(), method: request.method ?? 'POST', path, protocol, model, headers: flattenHeaders(request), body });
+    requests.push({ time: now(), method: request.method ?? 'POST', path, protocol, model, headers: flattenRequestHeaders(request), body });
     serial += 1;
     await play(response, renderFault(chooseFault(protocol, model, body), protocol, body, serial));
   }
