@@ -6,6 +6,9 @@ import type { ScenarioBuilder } from '../scenario/builder.js';
  * answer, or one of the provider faults a fail-over must survive. Each is
  * rendered in the protocol the request came in on, with the testkit's wire
  * builders, so the bytes are the ones the adapters see from real providers.
+ * A non-streaming (JSON) request that gets a cut, a stall or a malformed
+ * answer receives the first half of the JSON body, then the socket is
+ * destroyed, held open, or closed.
  */
 export type Fault =
   /** A complete answer; `build` picks the steps (default: a short text answer with usage). */

@@ -131,6 +131,22 @@ describe('R11 fault upstream: scripted faults per model, on real sockets', () =>
     expect(text).toMatch(/\[DONE\]|message_stop|response\.completed/);
   });
 
+  it.each(PROTOCOLS)('%s JSON: a cut, a stall and a malformed answer break off half-way through the body', async (protocol) => {
+    upstream.model('m').queue(fault.cut(), fault.stall(1), fault.malformed(1));
+    await expect((await post(protocol, 'm', { stream: false })).text()).rejects.toThrow(/terminated/);
+    const stalled = await post(protocol, 'm', { stream: false });
+    expect(stalled.headers.get('content-type')).toContain('application/json');
+    const reader = stalled.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    const next = reader.read();
+    expect(await Promise.race([next.then(() => 'data'), new Promise((resolve) => setTimeout(() => resolve('silent'), 150))])).toBe('silent');
+    const broken = await (await post(protocol, 'm', { stream: false })).text();
+    expect(() => JSON.parse(broken)).toThrow();
+    expect(broken.startsWith('{')).toBe(true);
+    await upstream.close();
+    await next.catch(() => undefined);
+  });
+
   it('a complete stream without its final sentinel: Chat without [DONE], Messages without message_stop', async () => {
     upstream.model('m').queue(fault.noSentinel(), fault.noSentinel());
     const chat = await (await post('chat', 'm')).text();

@@ -1,6 +1,6 @@
 import type { Protocol } from '@turnguard/core';
 import { scenario, type ScenarioBuilder } from '../scenario/builder.js';
-import { planReply, type ReplyPlan } from '../wire/reply-plan.js';
+import { isStreamingRequest, planReply, type ReplyPlan } from '../wire/reply-plan.js';
 import type { Fault } from './fault-spec.js';
 
 /** A reply plan plus what only faults need: a late first record, silence before headers, an open socket. */
@@ -97,9 +97,21 @@ function plan(base: ReplyPlan, changes: Partial<FaultPlan> = {}): FaultPlan {
   return { ...base, holdBeforeHeaders: false, firstChunkDelayMs: 0, ...changes };
 }
 
+/** The first half of a JSON body's bytes: a non-streaming answer cut, stalled or garbled mid-body. */
+function halfJsonBody(full: ReplyPlan): Uint8Array[] {
+  const body = full.chunks[0] ?? new Uint8Array();
+  return [body.subarray(0, Math.floor(body.byteLength / 2))];
+}
+
 /** A fault, for one request, as bytes and timings (pure apart from `planReply`'s serial ids). */
 export function renderFault(fault: Fault, protocol: Protocol, requestBody: unknown, serial: number): FaultPlan {
   const answer = (builder: ScenarioBuilder<Protocol>): ReplyPlan => planReply({ scenario: builder.build(), requestBody, serial });
+  if (!isStreamingRequest(requestBody) && (fault.kind === 'cut' || fault.kind === 'stall' || fault.kind === 'malformed')) {
+    // A JSON answer has no records: it is cut (or stalls, or breaks off) half-way through its bytes.
+    const full = answer(defaultAnswer(protocol));
+    const end = fault.kind === 'stall' ? 'hold' : fault.kind === 'cut' && fault.how !== 'eof' ? 'destroy' : 'close';
+    return plan(full, { chunks: halfJsonBody(full), end });
+  }
   switch (fault.kind) {
     case 'answer':
       return plan(answer((fault.build ?? defaultAnswer)(protocol)));
