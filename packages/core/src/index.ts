@@ -7,3 +7,4 @@ export * from './tools/index.js';
 export * from './turn/index.js';
 export * from './loop/index.js';
 export * from './stream/index.js';
+export * from './failover/index.js';

@@ -70,3 +70,28 @@ describe('loadGatewayConfig: file < environment < flags', () => {
     await expect(load([], { TURNGUARD_STREAM_RECOVERY: '{"checkpointMaxChars": 999999}' })).rejects.toThrow(/above its default/);
   });
 });
+
+describe('R11.1 the routing section of the config file', () => {
+  const file = JSON.stringify({
+    upstreams: { messages: 'http://simple.example' },
+    routing: {
+      upstreams: { deepseek: { protocol: 'chat', baseUrl: 'https://api.deepseek.com/v1', apiKey: { env: 'DEEPSEEK_API_KEY' } } },
+      models: { fast: { upstream: 'deepseek', model: 'deepseek-chat' } },
+      fallbacks: { '*': ['fast'] },
+    },
+  });
+
+  it('is read from the file next to the simple form', async () => {
+    const { config } = await loadGatewayConfig({ argv: ['--config', '/r.json'], env: {}, defaultStatsPath: undefined, readTextFile: async () => file });
+    expect(config.upstreams.messages).toBe('http://simple.example');
+    expect(config.routing.upstreams['deepseek']).toEqual({ protocol: 'chat', baseUrl: 'https://api.deepseek.com/v1', keySource: { from: 'env', name: 'DEEPSEEK_API_KEY' } });
+    expect(config.routing.fallbacks).toEqual({ '*': ['fast'] });
+  });
+
+  it('defaults to no named upstreams and no fallbacks; its errors are GATEWAY_INVALID_CONFIG naming the key', () => {
+    expect(resolveGatewayConfig().routing).toEqual({ upstreams: {}, models: {}, fallbacks: {} });
+    const error = errorOf(() => resolveGatewayConfig({ routing: { models: { fast: { upstream: 'nowhere' } } } }));
+    expect(error.code).toBe('GATEWAY_INVALID_CONFIG');
+    expect(error.message).toBe('routing.models.fast.upstream: no upstream named "nowhere"; valid: chat, messages, responses');
+  });
+});

@@ -1,5 +1,6 @@
 import { PROTOCOLS, TurnError, resolveStreamRecoveryConfig, type Protocol, type StreamRecoveryOptions } from '@turnguard/core';
 import { DEFAULT_INBOUND_SETTINGS, INBOUND_KEYS, resolveInboundSettings, type InboundSettings } from './inbound-config.js';
+import { EMPTY_ROUTING_SETTINGS, parseRoutingSettings, type RoutingSettings } from '../routing/routing-schema.js';
 
 /** Where each route forwards to. Chat/Responses bases include `/v1`; the Messages base does not (as each SDK's `baseURL`). */
 export type UpstreamUrls = Record<Protocol, string>;
@@ -26,6 +27,8 @@ export interface GatewayConfig extends InboundSettings {
   retry: GatewayRetrySettings;
   /** Serve the embedded testkit upstream on loopback and forward every route to it. */
   mock: boolean;
+  /** Named upstreams, model routes and fallback chains (R11.1); `upstreams` above stay the simple form. */
+  routing: RoutingSettings;
 }
 
 /** A config as given by a file, the environment or flags: every key optional. */
@@ -39,6 +42,8 @@ export interface GatewayConfigInput extends Partial<Omit<InboundSettings, 'authT
   streamRecovery?: false | StreamRecoveryOptions;
   retry?: GatewayRetrySettings;
   mock?: boolean;
+  /** Validated by `parseRoutingSettings` (zod); only the config file sets it. */
+  routing?: unknown;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -54,10 +59,11 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   streamRecovery: {},
   retry: {},
   mock: false,
+  routing: EMPTY_ROUTING_SETTINGS,
   ...DEFAULT_INBOUND_SETTINGS,
 };
 
-const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', ...INBOUND_KEYS]);
+const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', 'routing', ...INBOUND_KEYS]);
 const UPSTREAM_KEYS = new Set<string>(PROTOCOLS);
 const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
 
@@ -152,5 +158,7 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     if (typeof merged.mock !== 'boolean') rejectConfig('mock must be true or false.', 'mock');
     config.mock = merged.mock;
   }
+  // R11.1: a later layer's routing section replaces an earlier one whole (only the file sets it today).
+  if (merged.routing !== undefined) config.routing = parseRoutingSettings(merged.routing);
   return { ...config, ...resolveInboundSettings(merged, config.host) };
 }

@@ -10,6 +10,7 @@ import {
   type UpstreamControls,
   type UpstreamOptions,
 } from '../upstream/upstream-state.js';
+import { flattenRequestHeaders, readRequestText } from '../upstream/read-node-request.js';
 
 /**
  * A real `node:http` upstream on 127.0.0.1 serving the same scenarios as the
@@ -23,23 +24,6 @@ export interface LoopbackUpstream extends UpstreamControls {
   readonly port: number;
   /** Stops pending replies, closes every connection and the listener. */
   close(): Promise<void>;
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    request.on('data', (part: Buffer) => parts.push(part));
-    request.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    request.on('error', reject);
-  });
-}
-
-function flattenHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
 }
 
 export async function startLoopbackUpstream(options: UpstreamOptions = {}): Promise<LoopbackUpstream> {
@@ -81,7 +65,7 @@ export async function startLoopbackUpstream(options: UpstreamOptions = {}): Prom
 
   async function handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', `http://${request.headers.host ?? '127.0.0.1'}`);
-    const bodyText = await readBody(request);
+    const bodyText = await readRequestText(request);
     const protocol = request.method === 'POST' ? findRouteProtocol(url.pathname) : undefined;
     if (protocol === undefined) {
       response.writeHead(404, { 'content-type': 'application/json' });
@@ -92,7 +76,7 @@ export async function startLoopbackUpstream(options: UpstreamOptions = {}): Prom
       protocol,
       method: request.method ?? 'POST',
       url: url.toString(),
-      headers: flattenHeaders(request),
+      headers: flattenRequestHeaders(request),
       body: parseJsonBody(bodyText),
       bodyText,
     };
