@@ -1,13 +1,18 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scenario } from '@turnguard/testkit';
+import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../testing/gateway-harness.test-helper.js';
 import { hasPrometheus, PROMETHEUS_BINARY, startPrometheus, type PrometheusServer } from '../testing/prometheus-server.test-helper.js';
 
 /*
  * R12.2, R12.5 with a real Prometheus (Debian's `prometheus`): it scrapes two
- * gateway replicas on loopback every second, with the gateway token as its
- * bearer credentials (as deploy/prometheus.yml does), and PromQL over its HTTP
- * API returns the turns, failures and tokens that went through them. On a
+ * gateway replicas on loopback every second with deploy/prometheus.yml (its
+ * targets moved to the replicas, its token file written here), and PromQL
+ * over its HTTP API returns the turns, failures and tokens that went through
+ * them. On a
  * machine without the binary this suite is skipped, not failed; the test
  * command installs it first where it can (scripts/ensure-prometheus.mjs).
  */
@@ -24,6 +29,22 @@ function post(h: Harness, path: string, body: Record<string, unknown>): Promise<
     headers: { 'content-type': 'application/json', 'x-turnguard-token': TOKEN, authorization: 'Bearer sk-client', 'x-api-key': 'sk-client', 'anthropic-version': '2023-06-01' },
     body: JSON.stringify(body),
   });
+}
+
+const DEPLOY_CONFIG = fileURLToPath(new URL('../../../../deploy/prometheus.yml', import.meta.url));
+
+/** deploy/prometheus.yml with the replicas as targets, a 1 s interval and the token in a file, as compose mounts it. */
+async function deployConfigFor(targets: string[], dir: string): Promise<string> {
+  const config = parse(await readFile(DEPLOY_CONFIG, 'utf8')) as {
+    global: Record<string, string>;
+    scrape_configs: Array<{ authorization: { credentials_file: string }; static_configs: Array<{ targets: string[] }> }>;
+  };
+  config.global = { ...config.global, scrape_interval: '1s', scrape_timeout: '900ms', evaluation_interval: '1s' };
+  const [job] = config.scrape_configs;
+  job!.static_configs = [{ targets }];
+  job!.authorization.credentials_file = join(dir, 'turnguard_token');
+  await writeFile(job!.authorization.credentials_file, TOKEN);
+  return stringify(config);
 }
 
 /** `sum by (label) (…)` as `{ value of label: sum }`. */
@@ -52,7 +73,7 @@ describe.skipIf(!hasPrometheus)('R12.2 a real Prometheus scrapes two gateway rep
     await (await post(replicaB, '/v1/chat/completions', { model: 'gpt-test', stream: false, messages: [{ role: 'user', content: 'e' }] })).text();
     await replicaA.sink.waitForTurns(3);
     await replicaB.sink.waitForTurns(2);
-    prometheus = await startPrometheus([new URL(replicaA.url).host, new URL(replicaB.url).host], TOKEN);
+    prometheus = await startPrometheus((dir) => deployConfigFor([new URL(replicaA.url).host, new URL(replicaB.url).host], dir));
     await prometheus.waitFor('sum(up{job="turnguard"})', (result) => result[0]?.value === 2);
   }, 30_000);
 

@@ -29,25 +29,13 @@ function freePort(): Promise<number> {
 }
 
 /**
- * A real Prometheus on loopback scraping `targets` (host:port) every second,
- * with the gateway token as its bearer credentials, as deploy/prometheus.yml
- * does. Its own temporary data directory; killed on close.
+ * A real Prometheus on loopback with the configuration `writeConfig` returns
+ * (YAML text); it may write files (a credentials file) into `dir`, Prometheus's
+ * own temporary folder, which also holds its data. Killed on close.
  */
-export async function startPrometheus(targets: readonly string[], bearerToken: string): Promise<PrometheusServer> {
+export async function startPrometheus(writeConfig: (dir: string) => Promise<string>): Promise<PrometheusServer> {
   const dir = await mkdtemp(join(tmpdir(), 'tg-prometheus-'));
-  const config = [
-    'global:',
-    '  scrape_interval: 1s',
-    '  scrape_timeout: 900ms',
-    'scrape_configs:',
-    '  - job_name: turnguard',
-    '    authorization:',
-    `      credentials: ${JSON.stringify(bearerToken)}`,
-    '    static_configs:',
-    `      - targets: ${JSON.stringify(targets)}`,
-    '',
-  ].join('\n');
-  await writeFile(join(dir, 'prometheus.yml'), config);
+  await writeFile(join(dir, 'prometheus.yml'), await writeConfig(dir));
   const port = await freePort();
   const child: ChildProcess = spawn(
     PROMETHEUS_BINARY,
