@@ -12,6 +12,7 @@ const MARK = {
   thinking: 'MARKTHINKING7',
   answer: 'MARKANSWER7',
   toolArgument: 'MARKTOOLARG7',
+  toolResult: 'MARKTOOLRESULT7',
   clientKey: 'sk-MARKCLIENTKEY7-000000000000',
   envKey: 'sk-MARKENVKEY7-0000000000000000',
   token: 'MARKTOKEN7-0123456789abcdef',
@@ -72,7 +73,14 @@ async function runTraffic(logFormat: 'json' | 'pretty'): Promise<{ printed: stri
   // R12.3: text where a model name or a request id belongs never becomes a log field or a metric label.
   upstream.chat.enqueue(scenario.chat().text(`${MARK.answer} again`).usage({ input: 3, output: 2 }));
   await new OpenAI({ apiKey: MARK.token, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-request-id': `${MARK.prompt} as an id` } })
-    .chat.completions.create({ model: `${MARK.prompt} as a model`, messages: [{ role: 'user', content: MARK.prompt }] });
+    .chat.completions.create({
+      model: `${MARK.prompt} as a model`,
+      messages: [
+        { role: 'user', content: MARK.prompt },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: MARK.toolResult },
+      ],
+    });
   // R12.2: the scrape, as Prometheus reads it, counts the same traffic.
   const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { 'x-turnguard-token': MARK.token } })).text();
   await gateway.close();
@@ -86,6 +94,7 @@ describe('R8.11 the log never holds content, keys or thinking', () => {
     expect(upstream!.requests.length).toBeGreaterThanOrEqual(4);
     // The traffic really carried the markers upstream (so their absence below means something).
     expect(JSON.stringify(upstream!.requests.map((request) => request.body))).toContain(MARK.prompt);
+    expect(JSON.stringify(upstream!.requests.map((request) => request.body))).toContain(MARK.toolResult);
     expect(upstream!.requests.some((request) => request.headers.authorization === `Bearer ${MARK.envKey}`)).toBe(true);
     const requestLine = format === 'json' ? /"msg":"request"/g : /INFO[^\n]*: request\n/g;
     // Five turns or refusals and the scrape.

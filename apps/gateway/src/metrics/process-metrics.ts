@@ -13,7 +13,9 @@ let processRegistry: Registry | undefined;
 export function getProcessRegistry(): Registry {
   if (processRegistry !== undefined) return processRegistry;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  // Event-loop delay sampled every 100 ms, not prom-client's 10: each sample wakes the process, and at
+  // 10 ms an idle gateway spent 6.5 ms of CPU a second on it (0.6 ms at 100; decision 0380).
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
   const buildInfo = new Gauge({
     name: 'turnguard_build_info',
     help: 'Always 1; the labels say which turnguard gateway and Node.js version this process runs.',
