@@ -6,7 +6,9 @@
 // proxy-server.mjs, as run.mjs), sequential streams interleaved per round,
 // after unpaced warm-up streams (no pause, no pacing) to every target.
 // Usage: node bench/gateway/first-byte-run.mjs [--runs 5] [--streams 20] [--pause 50] [--warmup 1000]
-// BENCH_BASELINE_REF=<ref> adds the gateway at that ref (its own process).
+// BENCH_BASELINE_REF=<ref> adds the gateway at that ref (its own process); the current gateway then
+// runs in a process of its own too, so each process's CPU time is its gateway's alone, and a
+// second table gives CPU per relayed chunk (Linux: /proc/<pid>/stat, all threads).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
+import { readFileSync } from 'node:fs';
 import { median, medianRange, startChild, stopChild, streamOnce, streamTimings } from './bench-client.mjs';
 import { extractSourceTree } from './source-trees.mjs';
 
@@ -32,13 +35,26 @@ const bundle = (sourceRoot, outDir) => bundleFromSource({ entryName: 'proxy-serv
 const baselineRef = process.env.BENCH_BASELINE_REF;
 
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), '20', '2', `firstPauseMs=${args.pause}`]);
-const proxies = await startChild([await bundle(root, workDir), String(upstream.info.port)]);
+const currentBundle = await bundle(root, workDir);
+const proxies = await startChild([currentBundle, String(upstream.info.port)]);
 const targets = { direct: upstream.info.port, pipe: proxies.info.pipePort, gateway: proxies.info.gatewayPort };
+/** Target name → the process whose CPU time is that gateway's alone. */
+const gatewayProcesses = {};
 let baseline;
+let current;
 if (baselineRef !== undefined) {
+  current = await startChild([currentBundle, String(upstream.info.port)]);
+  targets.gateway = current.info.gatewayPort;
+  gatewayProcesses.gateway = current.child.pid;
   baseline = await startChild([await bundle(await extractSourceTree(root, baselineRef, join(workDir, 'baseline')), join(workDir, 'baseline-out')), String(upstream.info.port)]);
   targets[`gateway @ ${baselineRef}`] = baseline.info.gatewayPort;
+  gatewayProcesses[`gateway @ ${baselineRef}`] = baseline.child.pid;
 }
+/** User + system CPU of a process and all its threads, in ms (clock ticks of 10 ms). */
+const cpuMsOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
 const warmupBody = JSON.stringify({ model: 'bench-warmup', stream: true, messages: [{ role: 'user', content: 'hello' }] });
@@ -48,12 +64,15 @@ for (const port of Object.values(targets)) await streamTimings(agent, port, body
 
 const FIELDS = ['headersMs', 'firstByteMs', 'firstContentMs'];
 const perRun = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
+const cpuBefore = Object.fromEntries(Object.entries(gatewayProcesses).map(([name, pid]) => [name, cpuMsOf(pid)]));
 for (let run = 0; run < runs; run += 1) {
   const samples = Object.fromEntries(Object.keys(targets).map((name) => [name, []]));
   // Interleaved stream by stream, so drift on the shared box hits every target alike.
   for (let index = 0; index < Number(args.streams); index += 1) for (const [name, port] of Object.entries(targets)) samples[name].push(await streamTimings(agent, port, body));
   for (const name of Object.keys(targets)) perRun[name].push(Object.fromEntries(FIELDS.map((field) => [field, median(samples[name].map((sample) => sample[field]))])));
 }
+
+const cpuAfter = Object.fromEntries(Object.entries(gatewayProcesses).map(([name, pid]) => [name, cpuMsOf(pid)]));
 
 const ms = (value) => value.toFixed(2);
 console.log(`node ${process.version}, ${runs} runs × ${args.streams} sequential streams per target; upstream: headers, ${args.pause} ms pause, then 20 chunks 2 ms apart; ${args.warmup} unpaced warm-up streams per target`);
@@ -66,8 +85,20 @@ for (const name of Object.keys(targets)) {
   const differences = name === 'pipe' ? ['', '', ''] : FIELDS.map((field) => medianRange(minusPipe(field), ms));
   console.log(`| ${name} | ${FIELDS.map((field) => medianRange(column(field), ms)).join(' | ')} | ${differences.join(' | ')} |`);
 }
+if (Object.keys(gatewayProcesses).length > 0) {
+  const chunks = runs * Number(args.streams) * 20;
+  console.log('');
+  console.log(`CPU of each gateway's own process over the timed streams (${chunks} relayed chunks each; /proc ticks of 10 ms):`);
+  console.log('| gateway | CPU ms | CPU µs per chunk | CPU µs per stream |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const name of Object.keys(gatewayProcesses)) {
+    const cpu = cpuAfter[name] - cpuBefore[name];
+    console.log(`| ${name} | ${cpu} | ${((cpu * 1000) / chunks).toFixed(2)} | ${((cpu * 1000) / (runs * Number(args.streams))).toFixed(1)} |`);
+  }
+}
 agent.destroy();
 await stopChild(upstream.child);
+if (current !== undefined) await stopChild(current.child);
 await stopChild(proxies.child);
 if (baseline !== undefined) await stopChild(baseline.child);
 await rm(workDir, { recursive: true, force: true });

@@ -4,6 +4,8 @@
 // decoder. Prints CPU wall per turn, median time to the first event and to the
 // end. Usage: node bench/gateway/turn-overhead.mjs [chunks=100] [reads=4] [turns=5000]
 // BENCH_BASELINE_REF=<git ref> also runs core + adapter-chat as they are at that ref.
+// BENCH_TURN_METRICS=1 gives runTurn the gateway's stats sink (its metrics, no store), as
+// `turnguard serve` does, so the per-turn cost of the metrics is in the figure.
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,9 +19,11 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-turn-bench-'));
 const packages = ['core', 'adapter-chat'];
 
+const withMetrics = process.env.BENCH_TURN_METRICS === '1';
 const entry = `
 import { runTurn } from '@turnguard/core';
 import { chatAdapter } from '@turnguard/adapter-chat';
+${withMetrics ? "import { createMeteredSink, GatewayMetrics } from '@turnguard/gateway-metrics';\nconst stats = createMeteredSink(new GatewayMetrics(), undefined);" : 'const stats = undefined;'}
 const [chunks, reads, turns] = process.argv.slice(2).map(Number);
 const record = (fields) => 'data: ' + JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'b', ...fields }) + '\\n\\n';
 let text = record({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
@@ -39,7 +43,7 @@ async function runOne() {
   const started = performance.now();
   let first = 0;
   let count = 0;
-  for await (const _event of runTurn({ adapter: chatAdapter, request, target: { baseUrl: 'http://bench.invalid/v1' }, fetch })) if (count++ === 0) first = performance.now() - started;
+  for await (const _event of runTurn({ adapter: chatAdapter, request, target: { baseUrl: 'http://bench.invalid/v1' }, fetch, stats })) if (count++ === 0) first = performance.now() - started;
   return [first, performance.now() - started];
 }
 for (let i = 0; i < 500; i++) await runOne();
@@ -60,6 +64,9 @@ async function bundle(sourceRoot, outDir) {
     config: false, entry: { 'turn-overhead': source }, outDir, format: ['esm'], platform: 'node', target: 'node20', dts: false, silent: true, noExternal: [/.*/],
     esbuildOptions(options) {
       options.alias = Object.fromEntries(packages.map((name) => [`@turnguard/${name}`, join(sourceRoot, `packages/${name}/src/index.ts`)]));
+      options.alias['@turnguard/gateway-metrics'] = join(sourceRoot, 'apps/gateway/src/metrics/gateway-metrics.ts');
+      // prom-client is CommonJS and requires Node's built-ins: give the ESM bundle a `require`.
+      if (withMetrics) options.banner = { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" };
     },
   });
   // tsup names the ESM output .js or .mjs depending on the nearest package.json.
@@ -80,11 +87,11 @@ for (let run = 0; run < 5; run += 1) {
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-console.log(`node ${process.version}, ${chunks} chunks in ${reads} reads, ${turns} turns × 5 runs (medians)`);
-console.log('| runTurn | CPU wall per turn (µs) | first event p50 (µs) | turn p50 (µs) |');
-console.log('| --- | ---: | ---: | ---: |');
+console.log(`node ${process.version}, ${chunks} chunks in ${reads} reads, ${turns} turns × 5 runs (medians)${withMetrics ? ", stats: the gateway's metered sink (metrics only)" : ''}`);
+console.log('| runTurn | CPU wall per turn (µs) | per chunk (µs) | first event p50 (µs) | turn p50 (µs) |');
+console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const [name] of variants) {
-  const pick = (field) => median(results[name].map((sample) => sample[field])).toFixed(0);
-  console.log(`| ${name} | ${pick('perTurnUs')} | ${pick('firstEventUs')} | ${pick('totalUs')} |`);
+  const pick = (field) => median(results[name].map((sample) => sample[field]));
+  console.log(`| ${name} | ${pick('perTurnUs').toFixed(0)} | ${(pick('perTurnUs') / Number(chunks)).toFixed(2)} | ${pick('firstEventUs').toFixed(0)} | ${pick('totalUs').toFixed(0)} |`);
 }
 await rm(workDir, { recursive: true, force: true });

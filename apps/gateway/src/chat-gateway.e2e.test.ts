@@ -3,6 +3,7 @@ import { RECOVERY_INSTRUCTION } from '@turnguard/core';
 import { scenario } from '@turnguard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSseRecords, startHarness, type Harness } from './testing/gateway-harness.test-helper.js';
+import { metricValue } from './testing/metric-value.test-helper.js';
 
 // Real sockets end to end: openai SDK → gateway (node:http) → testkit loopback upstream. No msw here.
 let harness: Harness;
@@ -63,8 +64,8 @@ describe('R8 gateway × openai chat.completions (streaming)', () => {
     ]);
     expect(harness.sink.turns[0]).toMatchObject({ outcome: 'ok', recovered: true, physicalRequests: 2 });
     const metrics = harness.gateway.metrics;
-    expect(metrics.recoveries.get({ protocol: 'chat', result: 'recovered' })).toBe(1);
-    expect(metrics.physicalRequests.get({ protocol: 'chat', result: 'failed' })).toBe(1);
+    expect(await metricValue(metrics, 'turnguard_recoveries_total', { protocol: 'chat', result: 'recovered' })).toBe(1);
+    expect(await metricValue(metrics, 'turnguard_physical_requests_total', { protocol: 'chat', result: 'failed' })).toBe(1);
   });
 
   it('R8.3 text already out then a cut: an error event then [DONE], never a fake stop; no recovery request', async () => {
@@ -108,7 +109,7 @@ describe('R8 gateway × openai chat.completions (streaming)', () => {
     const seen = await consumeChat(await client.chat.completions.create({ ...ask, stream: true }));
     expect(seen.text).toBe('after the wait');
     expect(harness.upstream.requests).toHaveLength(2);
-    expect(harness.gateway.metrics.retries.get({ protocol: 'chat', code: 'RATE_LIMIT' })).toBe(1);
+    expect(await metricValue(harness.gateway.metrics, 'turnguard_retries_total', { protocol: 'chat', code: 'RATE_LIMIT' })).toBe(1);
   });
 
   it('a 400 before any output keeps its status and the OpenAI error shape', async () => {

@@ -14,6 +14,8 @@ import { createInboundGuard } from './security/guard-inbound-request.js';
 import { withholdEnvironmentKeys } from './security/withhold-environment-keys.js';
 import { createGatewayLogger, createSilentLogger, type GatewayLogger, type LogDestination } from './logging/create-gateway-logger.js';
 import { notePassThrough, noteRefusal, startAccessLog } from './logging/access-log.js';
+import { assignRequestId, upstreamHostOf } from './logging/request-id.js';
+import { createTurnWatcher } from './logging/turn-watch.js';
 import { createInboundServer } from './http/create-inbound-server.js';
 import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
@@ -97,8 +99,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       request.resume();
       if (bare === '/healthz') sendJson(response, 200, { status: 'ok' });
       else {
-        const text = metrics.render();
-        response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+        const text = await metrics.render();
+        response.writeHead(200, { 'content-type': metrics.contentType, 'content-length': String(Buffer.byteLength(text)) });
         response.end(text);
       }
       return;
@@ -112,7 +114,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     // R8.8: every other path and method goes to its protocol family's upstream unchanged, with no recovery.
     const family = selectPassThroughFamily(path, request.headers['anthropic-version']);
     const keyProtocol = family === 'anthropic' ? 'messages' : 'chat';
-    notePassThrough(response);
+    notePassThrough(response, upstreamHostOf(context.upstreams[keyProtocol]));
     return passThroughRequest(request, response, { family, baseUrl: context.upstreams[keyProtocol], envKey: context.env[CREDENTIAL_ENV[keyProtocol]] }, upstreamTransport().dispatcher);
   };
 
@@ -123,6 +125,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   };
 
   const server: Server = createInboundServer(config, (request, response) => {
+    // R12.3: before anything can answer, so every response and log line of this request carries it.
+    assignRequestId(request, response);
     startAccessLog(logger, request, response, now ?? Date.now);
     const verdict = guard(request, response);
     if (verdict !== 'pass') {
@@ -159,12 +163,14 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       if (address !== undefined) return address;
       mock = config.mock ? await startMockUpstream() : undefined;
       if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
+      const upstreams = mock?.upstreams ?? config.upstreams;
       context = {
         config,
-        upstreams: mock?.upstreams ?? config.upstreams,
+        upstreams,
         env: withholdEnvironmentKeys(config, env ?? process.env),
         sink: createMeteredSink(metrics, stats ?? store),
         metrics,
+        watchTurn: createTurnWatcher(logger, metrics, upstreams),
         fetch: fetch ?? upstreamTransport().fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),

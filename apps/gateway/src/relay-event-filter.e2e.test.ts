@@ -1,6 +1,7 @@
 import { scenario } from '@turnguard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSseRecords, startHarness, type Harness } from './testing/gateway-harness.test-helper.js';
+import { metricValue } from './testing/metric-value.test-helper.js';
 
 // Real sockets: fetch → gateway (node:http) → testkit loopback upstream. What the relay lets through
 // of runTurn's events (forward/observe-turn-events.ts), on the paths where no raw upstream byte decides it.
@@ -53,6 +54,6 @@ describe('R1.3 retries are counted on the JSON path too', () => {
     const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
     expect(body.choices[0]?.message.content).toBe('after the wait');
     expect(harness.upstream.requests).toHaveLength(2);
-    expect(harness.gateway.metrics.retries.get({ protocol: 'chat', code: 'RATE_LIMIT' })).toBe(1);
+    expect(await metricValue(harness.gateway.metrics, 'turnguard_retries_total', { protocol: 'chat', code: 'RATE_LIMIT' })).toBe(1);
   });
 });

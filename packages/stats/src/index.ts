@@ -1,7 +1,7 @@
 // The sink contract is core's; re-exported here only for convenience.
 export type { KnownUsage, StatsSink, TurnOutcome, TurnRecord, UsageSample } from '@turnguard/core';
 export { createStatsStore, type StatsStore, type StatsStoreOptions } from './store/stats-store.js';
-export { SAMPLE_FIELDS, UNRECOGNIZED_ERROR_CODE, UNRECOGNIZED_MODEL, UNRECOGNIZED_WARNING } from './store/sample-fields.js';
+export { SAMPLE_FIELDS, UNRECOGNIZED_ERROR_CODE, UNRECOGNIZED_MODEL, UNRECOGNIZED_WARNING, type FailoverSampleFields, type StoredSample } from './store/sample-fields.js';
 export { STORED_TURN_OUTCOMES, deriveStoredTurnOutcome, type RetainedTurn, type StoredTurnOutcome } from './store/stored-turn.js';
 export {
   STATS_SCHEMA_VERSION,
@@ -18,6 +18,9 @@ export { DEFAULT_RETENTION, type Retention } from './store/apply-records.js';
 export type { StatsErrorCode } from './store/stats-error.js';
 export { summarizeStats, collectDecodeSpeeds, type StatsSummary, type SummarizeOptions, type PercentileSummary, type RecoveryDay } from './summary/summarize-stats.js';
 export { computePercentile } from './summary/percentile.js';
+export { buildHourlySeries, MAX_HOURS, type HourBucket, type HourlySeries } from './summary/hourly-series.js';
+export { summarizeFailures, RECENT_FAILURES, NO_ERROR_CODE, type FailureCodeCount, type FailureSummary, type ProtocolFailures, type RecentFailure } from './summary/summarize-failures.js';
+export { summarizeFailover, type FailoverSummary, type FallbackRoute } from './summary/summarize-failover.js';
 export { renderDashboardPage } from './dashboard/dashboard-page.js';
 export { startDashboardServer, loadDashboardPayload, type DashboardPayload, type DashboardServer, type DashboardServerOptions } from './dashboard/serve-dashboard.js';
 export { runStatsCli, resolveStatsFilePath, STATS_CLI_USAGE, type StatsCliIo, type StatsCliResult } from './cli/run-stats-cli.js';

@@ -42,6 +42,43 @@ async function writeKnownStats(path: string): Promise<void> {
   await store.close();
 }
 
+/**
+ * An operator's afternoon across the three protocols: rate limits retried,
+ * overloads that fell back to another model, a cut answer continued, a cut
+ * thinking stream recovered, a stream cut that failed the turn, and a
+ * request whose upstream reported no usage.
+ */
+async function writeOperatorStats(path: string): Promise<void> {
+  const store = createStatsStore({ path });
+  const hour = (h: number, minute = 0): number => Date.UTC(2026, 8, 28, h, minute);
+  const ok = { ok: true, errorCode: undefined, recoveryAttempt: false, recovered: false, recoveryScheduled: false, recoveryId: undefined, truncated: false, attempt: 0 as const, usage: { ...NO_USAGE, inputTokens: 900, outputTokens: 120 } };
+  const failed = (errorCode: string) => ({ ...ok, ok: false, errorCode, usage: NO_USAGE, noUsage: true, ttftMs: undefined, decodeWindowMs: undefined });
+  const samples = [
+    ...Array.from({ length: 6 }, (_, index) => createTestSample({ ...ok, protocol: 'chat', model: 'gpt-4.1', time: hour(10, index * 9) })),
+    createTestSample({ ...failed('RATE_LIMIT'), protocol: 'chat', model: 'gpt-4.1', time: hour(11, 2) }),
+    createTestSample({ ...failed('RATE_LIMIT'), protocol: 'chat', model: 'gpt-4.1', time: hour(11, 3) }),
+    createTestSample({ ...ok, protocol: 'chat', model: 'gpt-4.1', time: hour(11, 4) }),
+    createTestSample({ ...failed('OVERLOADED'), protocol: 'messages', model: 'claude-opus-4', time: hour(12, 10) }),
+    createTestSample({ ...failed('OVERLOADED'), protocol: 'messages', model: 'claude-opus-4', time: hour(12, 11) }),
+    createTestSample({ ...ok, protocol: 'messages', model: 'claude-sonnet-4', fallbackFrom: 'claude-opus-4', time: hour(12, 12) }),
+    createTestSample({ ...failed('STREAM_CUT'), protocol: 'responses', model: 'gpt-5', time: hour(13, 30) }),
+    createTestSample({ ...ok, protocol: 'responses', model: 'gpt-5', usage: NO_USAGE, noUsage: true, time: hour(13, 40) }),
+    createTestSample({ ...failed('STREAM_CUT'), protocol: 'chat', model: 'gpt-4.1', time: hour(14, 5) }),
+    createTestSample({ ...ok, protocol: 'chat', model: 'gpt-4.1', continuation: true, time: hour(14, 6) }),
+  ];
+  for (const sample of samples) void store.recordUsage(sample);
+  const turns = [
+    ...Array.from({ length: 6 }, (_, index) => makeTurnRecordCountedAs('ok', { time: hour(10, index * 9) })),
+    makeTurnRecordCountedAs('ok', { time: hour(11, 4) }),
+    makeTurnRecordCountedAs('ok', { time: hour(12, 12), protocol: 'messages' }),
+    makeTurnRecordCountedAs('failed', { time: hour(13, 30), protocol: 'responses' }),
+    makeTurnRecordCountedAs('ok', { time: hour(13, 40), protocol: 'responses' }),
+    makeTurnRecordCountedAs('ok', { time: hour(14, 6) }),
+  ];
+  for (const turn of turns) void store.recordTurn(turn);
+  await store.close();
+}
+
 async function openDashboard(server: DashboardServer): Promise<{ page: Page; foreignRequests: string[] }> {
   if (!browser) throw new Error('browser not started');
   const page = await browser.newPage();
@@ -102,6 +139,69 @@ describe.skipIf(!hasChromium)('R6.6 dashboard in headless Chromium', () => {
       await mkdir(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
       expect(foreignRequests).toEqual([]);
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+
+  it('shows failures by code and protocol, the hourly series, recent failures, fallbacks, continuations and what "no usage" means', async () => {
+    const path = join(dir, 'operator.json');
+    await writeOperatorStats(path);
+    const server = await startDashboardServer({ file: path, port: 0, utc: true });
+    try {
+      const { page, foreignRequests } = await openDashboard(server);
+      await page.waitForSelector('body[data-state="ready"]', { timeout: 10_000 });
+      const rows = async (testid: string) =>
+        page.locator(`[data-testid="${testid}"] tr`).evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+      expect(await rows('failure-codes')).toEqual([
+        ['OVERLOADED', '2', '0', '2', '0'],
+        ['RATE_LIMIT', '2', '2', '0', '0'],
+        ['STREAM_CUT', '2', '1', '0', '1'],
+      ]);
+      expect(await rows('failure-protocols')).toEqual([
+        ['chat', '11', '3', '27.3%'],
+        ['messages', '3', '2', '66.7%'],
+        ['responses', '2', '1', '50.0%'],
+      ]);
+      expect((await rows('recent-failures')).slice(0, 2)).toEqual([
+        ['2026-09-28 14:05:00', 'chat', 'gpt-4.1', 'STREAM_CUT'],
+        ['2026-09-28 13:30:00', 'responses', 'gpt-5', 'STREAM_CUT'],
+      ]);
+      expect(await rows('recent-failures')).toHaveLength(6);
+      // Five hours, 10:00 to 14:00; 11:00 had 3 requests (2 failed) and 1 turn.
+      expect(await page.locator('[data-testid="hourly-chart"] rect[data-hour]').count()).toBe(5);
+      const at11 = page.locator('[data-testid="hourly-chart"] rect[data-hour="2026-09-28 11:00"]');
+      expect(await at11.evaluate((rect) => [rect.getAttribute('data-requests'), rect.getAttribute('data-failed-requests'), rect.getAttribute('data-turns')])).toEqual(['3', '2', '1']);
+      expect(await page.locator('[data-testid="hourly-chart"] rect[data-hour="2026-09-28 13:00"]').getAttribute('data-failed-turns')).toBe('1');
+      expect(await page.locator('[data-testid="failover-fallbacks"]').textContent()).toBe('1');
+      expect(await page.locator('[data-testid="failover-continuations"]').textContent()).toBe('1');
+      expect(await rows('failover-routes')).toEqual([[], ['claude-opus-4', 'claude-sonnet-4', '1']]);
+      const noUsage = await page.locator('[data-testid="no-usage-note"]').textContent();
+      expect(noUsage).toContain('7 requests for which the upstream reported no token counts');
+      expect(noUsage).toContain('never estimated and never counted as 0');
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'dashboard-operations.png'), fullPage: true });
+      expect(foreignRequests).toEqual([]);
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+
+  it('says so when nothing failed and nothing fell back', async () => {
+    const path = join(dir, 'quiet.json');
+    const store = createStatsStore({ path });
+    void store.recordUsage(createTestSample({ ok: true, errorCode: undefined, recoveryAttempt: false, recovered: false, recoveryScheduled: false }));
+    void store.recordTurn(makeTurnRecordCountedAs('ok'));
+    await store.close();
+    const server = await startDashboardServer({ file: path, port: 0, utc: true });
+    try {
+      const { page } = await openDashboard(server);
+      await page.waitForSelector('body[data-state="ready"]', { timeout: 10_000 });
+      expect(await page.locator('[data-testid="failure-codes"]').textContent()).toBe('No failed requests in the retained window.');
+      expect(await page.locator('[data-testid="failover-none"]').textContent()).toContain('No request fell back');
+      expect(await page.locator('[data-testid="no-usage-note"]').textContent()).toContain('0 requests');
       await page.close();
     } finally {
       await server.close();

@@ -44,8 +44,9 @@ describe('turnguard CLI', () => {
     expect(gateway.mockUpstream?.upstream.requests).toHaveLength(3);
 
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
-    expect(metrics).toContain('turnguard_logical_turns_total{outcome="ok",protocol="messages"} 1');
-    expect(metrics).toContain('turnguard_recoveries_total{protocol="messages",result="recovered"} 1');
+    // prom-client writes labels in the order they are declared: protocol, model, outcome/result.
+    expect(metrics).toContain('turnguard_logical_turns_total{protocol="messages",model="mock-cut-thinking",outcome="recovered"} 1');
+    expect(metrics).toContain('turnguard_recoveries_total{protocol="messages",model="mock-cut-thinking",result="recovered"} 1');
 
     await gateway.close();
     gateway = undefined;
@@ -67,6 +68,21 @@ describe('turnguard CLI', () => {
     expect(result).toEqual({ exitCode: 2 });
     expect(err.join('')).toMatch(/^turnguard serve: Refusing to listen on 0\.0\.0\.0 without a gateway token.*TURNGUARD_AUTH_TOKEN/);
     expect(out.join('')).toBe('');
+  });
+
+  it('R12.3 the banner says where each route forwards to, with no key from an upstream URL', async () => {
+    const { io, out } = createIo();
+    const argv = ['serve', '--port', '0', '--no-stats', '--upstream-chat', 'https://llm.example/v1?key=sk-MARKQUERYKEY', '--upstream-messages', 'https://anthropic.example', '--upstream-responses', 'https://openai.example/v1/'];
+    const result = await runGatewayCli(argv, io);
+    expect(result.exitCode).toBe(0);
+    gateway = result.gateway!;
+    const banner = out.join('');
+    const url = gateway.url!;
+    expect(banner).toContain(`  chat      ${url}/v1/chat/completions → https://llm.example/v1/chat/completions\n`);
+    expect(banner).toContain(`  messages  ${url}/v1/messages → https://anthropic.example/v1/messages\n`);
+    expect(banner).toContain(`  responses ${url}/v1/responses → https://openai.example/v1/responses\n`);
+    expect(banner).toContain(`  other     ${url}/v1/* → https://llm.example/v1 (with anthropic-version or under /v1/messages/: https://anthropic.example/)\n`);
+    expect(banner).not.toContain('MARKQUERYKEY');
   });
 
   it('prints usage for help and rejects unknown commands', async () => {

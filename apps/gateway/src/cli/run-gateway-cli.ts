@@ -2,8 +2,8 @@ import { TurnError } from '@turnguard/core';
 import { resolveStatsFilePath, runStatsCli, type DashboardServer } from '@turnguard/stats';
 import { loadGatewayConfig } from '../config/load-config.js';
 import { createGateway, type Gateway } from '../create-gateway.js';
-import { PROTOCOLS } from '@turnguard/core';
 import { isLoopbackHost } from '../config/inbound-config.js';
+import { describeRoutes } from './describe-routes.js';
 
 export const GATEWAY_CLI_USAGE = `Usage: turnguard serve [options]
        turnguard stats [stats options]   (see turnguard stats --help)
@@ -73,9 +73,7 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
   }
   const url = gateway.url ?? '';
   const lines = [`turnguard gateway listening on ${url}${gateway.config.mock ? ' (mock upstream)' : ''}`];
-  for (const protocol of PROTOCOLS) {
-    lines.push(`  ${protocol.padEnd(9)} ${url}${protocol === 'chat' ? '/v1/chat/completions' : `/v1/${protocol}`}`);
-  }
+  lines.push(...describeRoutes(url, gateway.mockUpstream?.upstreams ?? gateway.config.upstreams));
   lines.push(`  stats     ${gateway.config.statsPath ?? 'off'}`, `  metrics   ${url}/metrics`, `  auth      ${describeAuth(gateway)}`);
   if (gateway.config.authToken === undefined && gateway.config.dangerouslyAllowUnauthenticatedNetwork && !isLoopbackHost(gateway.config.host)) {
     io.writeErr('turnguard serve: WARNING: listening off loopback WITHOUT a gateway token (--dangerously-allow-unauthenticated-network); environment provider keys are withheld.\n');

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
 import { sendProtocolError } from '../http/send-json.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { WatchTurn } from '../logging/turn-watch.js';
 import { selectAdapter } from '../protocol-routes.js';
 import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { createEventFilter } from './observe-turn-events.js';
@@ -12,7 +13,7 @@ import { SplicingSseOutput } from './splicing-sse-output.js';
 import { tapUpstreamBytes } from './tap-upstream-bytes.js';
 import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
-import { noteRefusal, noteTurn } from '../logging/access-log.js';
+import { noteRefusal } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
 import { captureUpstreamObject } from './upstream-object-capture.js';
 
@@ -23,6 +24,8 @@ export interface ForwardContext {
   env: Record<string, string | undefined>;
   sink: StatsSink;
   metrics: GatewayMetrics;
+  /** Retries, first byte and the result of each turn, for the logs and metrics (R12.2, R12.3). */
+  watchTurn: WatchTurn;
   /** The upstream transport (createNodeHttpFetch unless the host gave one). */
   fetch: FetchFunction;
   now: () => number;
@@ -91,6 +94,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const upstreamObject = output === undefined ? captureUpstreamObject(protocol) : undefined;
   const recorded = upstream.wrap(context.fetch);
   const fetch = upstreamObject === undefined ? recorded : tapUpstreamBytes(recorded, upstreamObject);
+  const requestModel = typeof body.model === 'string' ? body.model : undefined;
+  const watch = context.watchTurn(protocol, response, requestModel);
   let run;
   try {
     run = runTurn({
@@ -98,7 +103,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
       fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
-      retry: { ...context.config.retry },
+      retry: { ...context.config.retry, onRetry: watch.onRetry },
       streamRecovery: context.config.streamRecovery,
       stats: context.sink,
       now: context.now,
@@ -107,12 +112,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
     return;
   }
-  const requestModel = typeof body.model === 'string' ? body.model : undefined;
-  noteTurn(response, requestModel, run.result);
-  const keep = createEventFilter({
-    dropUsage,
-    observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
-  });
+  watch.settle(run.result);
+  const keep = createEventFilter({ dropUsage });
   // runTurn's one iterator: the relay pulls it directly (no wrapper per event, issue 19).
   const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
@@ -122,7 +123,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const onFirstByte = (): void => {
     const seconds = (performance.now() - receivedAt) / 1000;
     // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.
-    setImmediate(() => context.metrics.ttfb.observe(seconds, { protocol }));
+    setImmediate(() => watch.onFirstByte(seconds));
   };
   // Plain literals, no spread: a spread followed by new keys gives each request's options object a
   // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).

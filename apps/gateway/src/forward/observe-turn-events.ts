@@ -1,9 +1,5 @@
 import type { TurnEvent } from '@turnguard/core';
 
-export interface EventObserver {
-  onRetry(event: Extract<TurnEvent, { type: 'retry' }>): void;
-}
-
 export interface ObserveOptions {
   /**
    * Chat only: the client did not ask for `stream_options.include_usage`, so
@@ -12,14 +8,14 @@ export interface ObserveOptions {
    * stay exact (R5.2).
    */
   dropUsage: boolean;
-  observer: EventObserver;
 }
 
 /** Whether the client gets an event of runTurn's; called once per event, in order. */
 export type EventFilter = (event: TurnEvent) => boolean;
 
 /**
- * Notes retries for metrics and drops what the client did not ask for. A
+ * Drops what the client did not ask for (retries are observed through
+ * runTurn's `retry.onRetry`, when they are decided, R12.3). A
  * plain predicate the relay calls on each event it pulls from runTurn, not an
  * iterator wrapped around runTurn's: a wrapper cost a promise, its reaction
  * and a closure per event, alive for as long as the upstream is silent —
@@ -27,10 +23,7 @@ export type EventFilter = (event: TurnEvent) => boolean;
  * and grows the young generation (issue 19, bench/README.md per-stream memory).
  */
 export function createEventFilter(options: ObserveOptions): EventFilter {
-  return (event) => {
-    if (event.type === 'retry') options.observer.onRetry(event);
-    return !(event.type === 'usage' && options.dropUsage);
-  };
+  return (event) => !(event.type === 'usage' && options.dropUsage);
 }
 
 /** Events that neither start the host-visible response nor end it: they can wait until the first one that does. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TurnResult } from '@turnguard/core';
+import { USAGE_FIELDS, type AggregatedTurnUsage, type KnownUsage, type TurnResult } from '@turnguard/core';
 import type { Logger } from 'pino';
+import { requestIdOf } from './request-id.js';
 
 /** What a request's handler tells the access log; never content or credentials (R8.11, R8.5). */
 interface AccessNotes {
@@ -9,6 +10,10 @@ interface AccessNotes {
   outcome?: string;
   /** Physical upstream requests made outside a turn (a pass-through route, R8.8). */
   physicalRequests?: number;
+  /** The upstream's host (never its path or query, where a key may sit). */
+  upstream?: string | undefined;
+  /** Called with the turn's result just before its line is written (the failures nobody logged yet). */
+  afterTurn?: ((result: TurnResult) => void) | undefined;
 }
 
 const notes = new WeakMap<ServerResponse, AccessNotes>();
@@ -19,9 +24,19 @@ function notesOf(response: ServerResponse): AccessNotes {
   return entry;
 }
 
-/** A forwarded turn: its model and the result the line waits for. */
-export function noteTurn(response: ServerResponse, model: string | undefined, result: Promise<TurnResult>): void {
-  Object.assign(notesOf(response), { model, turn: result });
+/**
+ * A forwarded turn: its model, its upstream's host and the result the line
+ * waits for. The result is read only once the response has closed: reading
+ * runTurn's result earlier would drain the events the relay is reading.
+ */
+export function noteTurn(
+  response: ServerResponse,
+  model: string | undefined,
+  result: Promise<TurnResult>,
+  upstream?: string,
+  afterTurn?: (result: TurnResult) => void,
+): void {
+  Object.assign(notesOf(response), { model, turn: result, upstream, afterTurn });
 }
 
 /** A request refused before any turn (bad body, foreign Host, no token…): its error code. */
@@ -30,12 +45,12 @@ export function noteRefusal(response: ServerResponse, code: string): void {
 }
 
 /** A request forwarded as it came, outside any turn (R8.8): one physical request, no recovery. */
-export function notePassThrough(response: ServerResponse): void {
-  Object.assign(notesOf(response), { outcome: 'PASS_THROUGH', physicalRequests: 1 });
+export function notePassThrough(response: ServerResponse, upstream?: string): void {
+  Object.assign(notesOf(response), { outcome: 'PASS_THROUGH', physicalRequests: 1, upstream });
 }
 
 /** The route part of the URL only: a query string may hold a key (`?key=`), so it is never logged. */
-function routeOf(request: IncomingMessage): string {
+export function routeOf(request: IncomingMessage): string {
   const url = request.url ?? '/';
   const queryAt = url.indexOf('?');
   return queryAt === -1 ? url : url.slice(0, queryAt);
@@ -45,23 +60,33 @@ function turnOutcome(result: TurnResult): string {
   return result.outcome === 'ok' ? 'OK' : (result.error?.code ?? 'ERROR');
 }
 
-/** R8.11 warnings: every failed physical request, by code only (upstream messages may echo content). */
-function warnUpstreamFailures(logger: Logger, route: string, result: TurnResult): void {
-  for (const segment of result.segments) {
-    if (segment.outcome === 'ok' || segment.outcome === 'aborted') continue;
-    logger.warn({ route, segment: segment.segmentIndex + 1, outcome: segment.outcome, code: segment.errorCode }, 'upstream request failed');
+/** The counts the upstream reported for the whole turn; an unknown count is left out, never 0 (R5.1). */
+function knownTokens(usage: AggregatedTurnUsage): KnownUsage {
+  const known: KnownUsage = {};
+  for (const field of USAGE_FIELDS) {
+    const count = usage[field];
+    if (count !== undefined) known[field] = count;
   }
-  const error = result.error;
-  if (error !== undefined && result.segments.length === 0) {
-    logger.warn({ route, code: error.code, kind: error.kind, status: error.status }, 'upstream request failed');
-  }
+  return known;
+}
+
+/** The turn's part of the line: physical requests, recovery, outcome and its known tokens (R5.2: `usageComplete`). */
+function describeTurn(result: TurnResult): Record<string, unknown> {
+  return {
+    physicalRequests: result.segments.length,
+    recovered: result.recovery?.recovered === true,
+    outcome: turnOutcome(result),
+    tokens: knownTokens(result.usage),
+    usageComplete: result.usage.complete,
+  };
 }
 
 /**
  * Exactly one access-log line per client request (R8.11), written when the
  * response has closed (finished or the client left) and, for a turn, once
- * its result is known, so the line carries the physical requests and
- * whether a recovery succeeded.
+ * its result is known, so the line carries the physical requests, whether a
+ * recovery succeeded and the tokens the upstream reported. Every line carries
+ * the request's id (R12.3).
  */
 export function startAccessLog(logger: Logger, request: IncomingMessage, response: ServerResponse, now: () => number): void {
   // A silent logger (embedded, tests) costs no listener on the first-byte path (decision 0204).
@@ -71,17 +96,20 @@ export function startAccessLog(logger: Logger, request: IncomingMessage, respons
     const durationMs = Math.round(now() - startedAt);
     const entry = notes.get(response) ?? {};
     const write = (result: TurnResult | undefined): void => {
-      const route = routeOf(request);
-      if (result !== undefined) warnUpstreamFailures(logger, route, result);
+      if (result !== undefined) entry.afterTurn?.(result);
+      const turn =
+        result === undefined
+          ? { physicalRequests: entry.physicalRequests ?? 0, recovered: false, outcome: entry.outcome ?? (response.statusCode < 400 ? 'OK' : 'ERROR') }
+          : describeTurn(result);
       logger.info(
         {
+          requestId: requestIdOf(response),
           method: request.method,
-          route,
+          route: routeOf(request),
           model: entry.model,
+          upstream: entry.upstream,
           status: response.statusCode,
-          physicalRequests: result?.segments.length ?? entry.physicalRequests ?? 0,
-          recovered: result?.recovery?.recovered === true,
-          outcome: result === undefined ? (entry.outcome ?? (response.statusCode < 400 ? 'OK' : 'ERROR')) : turnOutcome(result),
+          ...turn,
           completed: response.writableFinished,
           durationMs,
         },

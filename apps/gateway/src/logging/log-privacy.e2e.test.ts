@@ -12,6 +12,7 @@ const MARK = {
   thinking: 'MARKTHINKING7',
   answer: 'MARKANSWER7',
   toolArgument: 'MARKTOOLARG7',
+  toolResult: 'MARKTOOLRESULT7',
   clientKey: 'sk-MARKCLIENTKEY7-000000000000',
   envKey: 'sk-MARKENVKEY7-0000000000000000',
   token: 'MARKTOKEN7-0123456789abcdef',
@@ -28,7 +29,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-async function runTraffic(logFormat: 'json' | 'pretty'): Promise<string> {
+async function runTraffic(logFormat: 'json' | 'pretty'): Promise<{ printed: string; metrics: string }> {
   upstream = await startLoopbackUpstream();
   const printed: string[] = [];
   // Anything written to the real process streams counts too, not only what goes through the CLI's io.
@@ -69,24 +70,44 @@ async function runTraffic(logFormat: 'json' | 'pretty'): Promise<string> {
   await openai.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: MARK.prompt }] }).catch(() => undefined);
   // A wrong token, carrying a key of the client's own.
   await new OpenAI({ apiKey: MARK.clientKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 }).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: MARK.prompt }] }).catch(() => undefined);
+  // R12.3: text where a model name or a request id belongs never becomes a log field or a metric label.
+  upstream.chat.enqueue(scenario.chat().text(`${MARK.answer} again`).usage({ input: 3, output: 2 }));
+  await new OpenAI({ apiKey: MARK.token, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-request-id': `${MARK.prompt} as an id` } })
+    .chat.completions.create({
+      model: `${MARK.prompt} as a model`,
+      messages: [
+        { role: 'user', content: MARK.prompt },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: MARK.toolResult },
+      ],
+    });
+  // R12.2: the scrape, as Prometheus reads it, counts the same traffic.
+  const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { 'x-turnguard-token': MARK.token } })).text();
   await gateway.close();
   gateway = undefined;
-  return printed.join('');
+  return { printed: printed.join(''), metrics };
 }
 
 describe('R8.11 the log never holds content, keys or thinking', () => {
   it.each(['json', 'pretty'] as const)('--log-format %s: request lines are written, no marker is', async (format) => {
-    const printed = await runTraffic(format);
+    const { printed, metrics } = await runTraffic(format);
     expect(upstream!.requests.length).toBeGreaterThanOrEqual(4);
     // The traffic really carried the markers upstream (so their absence below means something).
     expect(JSON.stringify(upstream!.requests.map((request) => request.body))).toContain(MARK.prompt);
+    expect(JSON.stringify(upstream!.requests.map((request) => request.body))).toContain(MARK.toolResult);
     expect(upstream!.requests.some((request) => request.headers.authorization === `Bearer ${MARK.envKey}`)).toBe(true);
     const requestLine = format === 'json' ? /"msg":"request"/g : /INFO[^\n]*: request\n/g;
-    expect(printed.match(requestLine)).toHaveLength(4);
+    // Five turns or refusals and the scrape.
+    expect(printed.match(requestLine)).toHaveLength(6);
     if (format === 'pretty') expect(printed).toMatch(/route: "\/v1\/messages"\n/);
-    expect(printed).toMatch(/upstream request failed/);
+    expect(printed).toMatch(/upstream request failed; retrying/);
+    // The metrics really counted this traffic (so the markers' absence from them means something).
+    expect(metrics).toMatch(/turnguard_logical_turns_total\{protocol="chat",model="other",outcome="ok"\} 1/);
+    expect(metrics).toMatch(/turnguard_retries_total\{protocol="chat",model="gpt-test",code="SERVER"\} 1/);
+    expect(metrics).toMatch(/turnguard_tokens_total\{protocol="messages",model="claude-test",type="output"\} 4/);
     for (const [where, marker] of Object.entries(MARK)) {
       expect(printed.includes(marker), `${where} marker printed`).toBe(false);
+      expect(metrics.includes(marker), `${where} marker in a metric`).toBe(false);
     }
   });
 });

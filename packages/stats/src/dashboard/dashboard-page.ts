@@ -20,6 +20,11 @@ const STYLE = `
   body[data-state="empty"] #state-panel { display: block; background: #eef4ff; }
   body[data-state="error"] #state-panel { display: block; background: #fdecec; color: #8a1c1c; }
   body:not([data-state="ready"]) #content { display: none; }
+  .wide { grid-column: 1 / -1; }
+  .note { color: #4b5563; font-size: 12px; margin: 8px 0 0; }
+  .legend { font-size: 12px; color: #4b5563; margin-top: 4px; }
+  .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin: 0 4px 0 12px; vertical-align: middle; }
+  code { font-size: 12px; }
 `;
 
 /**
@@ -48,6 +53,7 @@ export function renderDashboardPage(): string {
       <h2>Physical requests <span class="muted">every HTTP request sent upstream</span></h2>
       <div class="figures" id="physical-figures"></div>
       <div id="physical-bar"></div>
+      <p class="note" id="no-usage-note" data-testid="no-usage-note"></p>
     </section>
     <section class="card" data-testid="logical-card">
       <h2>Logical turns <span class="muted">what the user experienced</span></h2>
@@ -70,6 +76,37 @@ export function renderDashboardPage(): string {
       <h2>Time to first token</h2>
       <div class="muted" id="ttft-count" data-testid="ttft-count"></div>
       <div id="ttft-chart"></div>
+    </section>
+  </div>
+  <div class="grid">
+    <section class="card wide">
+      <h2>Requests, turns and failures per hour <span class="muted" id="hourly-range" data-testid="hourly-range"></span></h2>
+      <div id="hourly-chart"></div>
+      <div class="legend"><span class="swatch" style="background:#a6c3e0"></span>requests<span class="swatch" style="background:#e15759"></span>failed requests<span class="swatch" style="background:#1d2330"></span>turns<span class="swatch" style="background:#f28e2b"></span>failed turns</div>
+    </section>
+  </div>
+  <div class="grid">
+    <section class="card">
+      <h2>Failures by error code <span class="muted">retained window</span></h2>
+      <table><thead><tr><th>code</th><th class="num">failed requests</th><th class="num">chat</th><th class="num">messages</th><th class="num">responses</th></tr></thead>
+      <tbody id="failure-codes" data-testid="failure-codes"></tbody></table>
+    </section>
+    <section class="card">
+      <h2>Failures by protocol <span class="muted">retained window</span></h2>
+      <table><thead><tr><th>protocol</th><th class="num">requests</th><th class="num">failed</th><th class="num">failure rate</th></tr></thead>
+      <tbody id="failure-protocols" data-testid="failure-protocols"></tbody></table>
+    </section>
+    <section class="card" data-testid="failover-card">
+      <h2>Fallbacks and continuations <span class="muted">retained window</span></h2>
+      <div class="figures" id="failover-figures"></div>
+      <div id="failover-routes"></div>
+    </section>
+  </div>
+  <div class="grid">
+    <section class="card wide">
+      <h2>Recent failures <span class="muted">codes only: no prompt, answer or message is ever stored</span></h2>
+      <table><thead><tr><th>time</th><th>protocol</th><th>model</th><th>code</th></tr></thead>
+      <tbody id="recent-failures" data-testid="recent-failures"></tbody></table>
     </section>
   </div>
   <div class="grid">

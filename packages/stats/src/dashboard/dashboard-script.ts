@@ -2,7 +2,7 @@
  * Browser code of the dashboard, shipped inline (no CDN, no network beyond
  * the page's own /api/summary). Charts are plain SVG built here. Every value
  * is written with textContent / setAttribute, never innerHTML, and the data
- * itself holds only numbers, model names and day labels (R4.10).
+ * itself holds only numbers, model names, error codes and time labels (R4.10).
  * Written as ES2017 without template literals so it can live in a TS string.
  */
 export const DASHBOARD_SCRIPT = String.raw`
@@ -107,6 +107,80 @@ export const DASHBOARD_SCRIPT = String.raw`
     });
   }
 
+  function renderHourly(target, hourly) {
+    clear(target);
+    var hours = hourly.hours;
+    $('hourly-range').textContent = hours.length === 0 ? '' : (hourly.truncated ? 'last ' : '') + hours.length + ' hours, ' + hours[0].label + ' to ' + hours[hours.length - 1].label;
+    if (hours.length === 0) { target.appendChild(el('p', { class: 'muted' }, 'No requests in the retained window.')); return; }
+    var w = 760, h = 150, left = 34, step = (w - left) / hours.length;
+    var max = hours.reduce(function (m, b) { return Math.max(m, b.requests, b.turns); }, 0) || 1;
+    var y = function (n) { return h - (n / max) * (h - 12); };
+    var svg = el('svg:svg', { viewBox: '0 0 ' + w + ' ' + (h + 24), width: '100%', role: 'img', 'data-testid': 'hourly-chart' });
+    svg.appendChild(el('svg:line', { x1: left, y1: h, x2: w, y2: h, stroke: '#999' }));
+    svg.appendChild(el('svg:text', { x: 0, y: 16, class: 'axis' }, String(max)));
+    svg.appendChild(el('svg:text', { x: 0, y: h, class: 'axis' }, '0'));
+    var turnsLine = [], failedTurns = [];
+    hours.forEach(function (b, i) {
+      var x = left + i * step, bw = Math.max(step - 1, 1);
+      var bar = el('svg:rect', { x: x, y: y(b.requests), width: bw, height: h - y(b.requests), fill: '#a6c3e0', 'data-hour': b.label, 'data-requests': b.requests, 'data-failed-requests': b.failedRequests, 'data-turns': b.turns, 'data-failed-turns': b.failedTurns });
+      bar.appendChild(el('svg:title', {}, b.label + ': ' + b.requests + ' requests (' + b.failedRequests + ' failed), ' + b.turns + ' turns (' + b.failedTurns + ' failed)'));
+      svg.appendChild(bar);
+      if (b.failedRequests > 0) svg.appendChild(el('svg:rect', { x: x, y: y(b.failedRequests), width: bw, height: h - y(b.failedRequests), fill: '#e15759', 'data-failed-hour': b.label }));
+      turnsLine.push((x + bw / 2).toFixed(1) + ',' + y(b.turns).toFixed(1));
+      if (b.failedTurns > 0) failedTurns.push([x + bw / 2, y(b.failedTurns)]);
+      if (hours.length <= 12 || i % Math.ceil(hours.length / 8) === 0) svg.appendChild(el('svg:text', { x: x, y: h + 16, class: 'axis' }, b.label.slice(5)));
+    });
+    svg.appendChild(el('svg:polyline', { points: turnsLine.join(' '), fill: 'none', stroke: '#1d2330', 'stroke-width': 1.5, 'data-series': 'turns' }));
+    failedTurns.forEach(function (p) { svg.appendChild(el('svg:circle', { cx: p[0], cy: p[1], r: 3, fill: '#f28e2b' })); });
+    target.appendChild(svg);
+  }
+
+  function renderRows(target, rows, empty, numericFrom) {
+    clear(target);
+    if (rows.length === 0) {
+      var row = el('tr', {});
+      row.appendChild(el('td', { class: 'muted', colspan: 5 }, empty));
+      target.appendChild(row);
+      return;
+    }
+    rows.forEach(function (cells) {
+      var row = el('tr', {});
+      cells.forEach(function (cell, i) { row.appendChild(el('td', i >= numericFrom ? { class: 'num' } : {}, typeof cell === 'string' ? cell : count(cell))); });
+      target.appendChild(row);
+    });
+  }
+
+  function renderFailures(failures) {
+    renderRows($('failure-codes'), failures.byCode.map(function (f) { return [f.code, f.count, f.byProtocol.chat, f.byProtocol.messages, f.byProtocol.responses]; }), 'No failed requests in the retained window.', 1);
+    renderRows($('failure-protocols'), failures.byProtocol.map(function (p) { return [p.protocol, p.requests, p.failed, pct(p.rate)]; }), 'No requests in the retained window.', 1);
+    renderRows($('recent-failures'), failures.recent.map(function (f) { return [f.label, f.protocol, f.model, f.code]; }), 'No failed requests in the retained window.', 4);
+  }
+
+  function renderFailover(failover) {
+    renderFigures('failover', [['Fallback requests', 'fallbacks', count(failover.fallbacks)], ['Continuations', 'continuations', count(failover.continuations)]]);
+    var target = clear($('failover-routes'));
+    if (failover.routes.length === 0) {
+      target.appendChild(el('p', { class: 'note', 'data-testid': 'failover-none' }, 'No request fell back to another model in the retained window.'));
+      return;
+    }
+    var table = el('table', { 'data-testid': 'failover-routes' });
+    var head = el('tr', {});
+    ['model replaced', 'fallback model', 'requests'].forEach(function (name, i) { head.appendChild(el('th', i === 2 ? { class: 'num' } : {}, name)); });
+    table.appendChild(head);
+    failover.routes.forEach(function (r) {
+      var row = el('tr', {});
+      row.appendChild(el('td', {}, r.from));
+      row.appendChild(el('td', {}, r.to));
+      row.appendChild(el('td', { class: 'num' }, count(r.count)));
+      table.appendChild(row);
+    });
+    target.appendChild(table);
+  }
+
+  function describeNoUsage(n) {
+    return '“No usage”: ' + count(n) + (n === 1 ? ' request' : ' requests') + ' for which the upstream reported no token counts. Their tokens are unknown: never estimated and never counted as 0, so the token totals leave them out.';
+  }
+
   function showState(state, message) {
     document.body.setAttribute('data-state', state);
     $('state-message').textContent = message || '';
@@ -129,6 +203,10 @@ export const DASHBOARD_SCRIPT = String.raw`
     $('decode-count').textContent = s.decodeSpeed.count + ' successful segments with a known window and output tokens';
     renderBars($('ttft-chart'), [{ label: 'p50', value: s.ttftMs.p50 }, { label: 'p90', value: s.ttftMs.p90 }, { label: 'p99', value: s.ttftMs.p99 }], 'ms', 'ttft-chart-svg');
     $('ttft-count').textContent = s.ttftMs.count + ' requests with a first token';
+    $('no-usage-note').textContent = describeNoUsage(p.noUsage);
+    renderHourly($('hourly-chart'), s.hourly);
+    renderFailures(s.failures);
+    renderFailover(s.failover);
     renderHeatmap($('heatmap'), s.heatmap);
     renderModels($('models'), s.models);
   }

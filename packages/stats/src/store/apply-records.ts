@@ -1,4 +1,5 @@
-import { USAGE_FIELDS, type UsageSample } from '@turnguard/core';
+import { USAGE_FIELDS } from '@turnguard/core';
+import type { StoredSample } from './sample-fields.js';
 import type { RetainedTurn } from './stored-turn.js';
 import { createEmptyTokenTotals, type KnownTokenTotals, type LifetimeCounters, type StatsFile } from './stats-file.js';
 
@@ -12,9 +13,9 @@ export interface Retention {
 export const DEFAULT_RETENTION: Retention = { maxSamples: 5000, maxTurns: 5000 };
 
 /** A record waiting to be written, in the order it was received. */
-export type PendingRecord = { kind: 'usage'; sample: UsageSample } | { kind: 'turn'; turn: RetainedTurn };
+export type PendingRecord = { kind: 'usage'; sample: StoredSample } | { kind: 'turn'; turn: RetainedTurn };
 
-function addKnownTokens(totals: KnownTokenTotals, sample: UsageSample): void {
+function addKnownTokens(totals: KnownTokenTotals, sample: StoredSample): void {
   // Only counts the upstream reported are added; an unknown count is not 0 (R5.2).
   for (const field of USAGE_FIELDS) {
     const count = sample.usage[field];
@@ -23,7 +24,7 @@ function addKnownTokens(totals: KnownTokenTotals, sample: UsageSample): void {
 }
 
 /** R6.3: one physical request moves every lifetime counter by exactly its own share. */
-export function countSampleInLifetime(lifetime: LifetimeCounters, sample: UsageSample): void {
+export function countSampleInLifetime(lifetime: LifetimeCounters, sample: StoredSample): void {
   lifetime.requests += 1;
   if (!sample.ok) lifetime.failedRequests += 1;
   if (sample.noUsage) lifetime.noUsageRequests += 1;

@@ -19,13 +19,13 @@ afterEach(async () => {
 describe('R6.1 explicit sample field list', () => {
   it('lists exactly the R6.1 fields', () => {
     expect([...SAMPLE_FIELDS].sort()).toEqual(
-      ['attempt', 'decodeWindowMs', 'durationMs', 'errorCode', 'model', 'noUsage', 'ok', 'protocol', 'recovered', 'recoveryAttempt', 'recoveryId', 'recoveryScheduled', 'ttftMs', 'truncated', 'time', 'usage', 'warnings'].sort(),
+      ['attempt', 'continuation', 'decodeWindowMs', 'durationMs', 'errorCode', 'fallbackFrom', 'model', 'noUsage', 'ok', 'protocol', 'recovered', 'recoveryAttempt', 'recoveryId', 'recoveryScheduled', 'ttftMs', 'truncated', 'time', 'usage', 'warnings'].sort(),
     );
   });
 
   it('persists every listed field and reloads it unchanged from disk', async () => {
     const path = join(dir, 'stats.json');
-    const sample = createTestSample();
+    const sample = createTestSample({ fallbackFrom: 'claude-opus-4', continuation: true });
     const store = createStatsStore({ path, onWarning: () => undefined });
     await store.recordUsage(sample);
     await store.close();
@@ -69,6 +69,8 @@ describe('R6.1 explicit sample field list', () => {
       errorCode: marker,
       recoveryId: marker,
       warnings: [marker, `image_unreadable ${marker}`],
+      fallbackFrom: marker,
+      continuation: marker,
       usage: { inputTokens: marker, outputTokens: 5, [marker]: 1 },
       prompt: marker,
       thinking: marker,
@@ -89,6 +91,21 @@ describe('R6.1 explicit sample field list', () => {
     expect(stored.recoveryId).toBeUndefined();
     expect(stored.warnings).toEqual([UNRECOGNIZED_WARNING, UNRECOGNIZED_WARNING]);
     expect(stored.usage).toEqual({ outputTokens: 5 });
+    expect(stored.fallbackFrom).toBe(UNRECOGNIZED_MODEL);
+    expect(stored).not.toHaveProperty('continuation');
+  });
+
+  it('R11.7: the fail-over fields default to absent, so a sample that did not fail over is written as before', async () => {
+    const path = join(dir, 'stats.json');
+    const store = createStatsStore({ path });
+    await store.recordUsage(createTestSample());
+    await store.recordUsage(createTestSample({ fallbackFrom: 'claude-opus-4', continuation: false }));
+    await store.close();
+    const [plain, fallback] = JSON.parse(await readFile(path, 'utf8')).samples;
+    expect(plain).not.toHaveProperty('fallbackFrom');
+    expect(plain).not.toHaveProperty('continuation');
+    expect(fallback).toMatchObject({ fallbackFrom: 'claude-opus-4' });
+    expect(fallback).not.toHaveProperty('continuation');
   });
 
   it('rejects a record that is not a sample with a typed TurnError', () => {

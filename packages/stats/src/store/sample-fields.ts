@@ -8,7 +8,23 @@ import { createStatsError } from './stats-error.js';
  * string reader only lets through identifier-like values, so free text
  * (prompt, thinking, tool output) cannot ride in through a legit field (R4.10).
  */
-type FieldReaders = { [K in keyof UsageSample]-?: (value: unknown) => UsageSample[K] };
+type FieldReaders = { [K in keyof StoredSample]-?: (value: unknown) => StoredSample[K] };
+
+/**
+ * R11.7 fields of a physical sample, filled by the fail-over path: the model
+ * a fallback attempt replaced, and whether the request was a mid-answer
+ * continuation (R11.6). Absent on every other sample and in older files:
+ * the dashboard counts fallbacks and continuations from them.
+ */
+export interface FailoverSampleFields {
+  /** The model this request replaced, when it was a fallback attempt. */
+  fallbackFrom?: string | undefined;
+  /** True when this request continued an answer cut mid-way (R11.6). */
+  continuation?: boolean | undefined;
+}
+
+/** A physical sample as stats.json stores it: core's sample and the fail-over fields. */
+export type StoredSample = UsageSample & FailoverSampleFields;
 
 const KNOWN_PROTOCOLS = new Set<string>(PROTOCOLS);
 const MODEL_PATTERN = /^[A-Za-z0-9][\w.:/@+-]{0,199}$/;
@@ -105,22 +121,24 @@ const SAMPLE_FIELD_READERS: FieldReaders = {
   recoveryScheduled: readFlag,
   recovered: readFlag,
   warnings: readWarnings,
+  fallbackFrom: (value) => (value === undefined || value === null ? undefined : readModel(value)),
+  continuation: (value) => (value === true ? true : undefined),
 };
 
 /** R6.1 field list, in the order they are written. */
-export const SAMPLE_FIELDS = Object.keys(SAMPLE_FIELD_READERS) as ReadonlyArray<keyof UsageSample>;
+export const SAMPLE_FIELDS = Object.keys(SAMPLE_FIELD_READERS) as ReadonlyArray<keyof StoredSample>;
 
 /**
  * Copies exactly the listed fields out of an untrusted record, validating
  * each. Throws a `TurnError` (STATS_INVALID_RECORD) for a record that is not
  * an object or lacks a required field.
  */
-export function pickSampleFields(input: unknown): UsageSample {
+export function pickSampleFields(input: unknown): StoredSample {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw createStatsError('STATS_INVALID_RECORD', 'a stats sample must be an object');
   }
   const source = input as Record<string, unknown>;
   const sample: Record<string, unknown> = {};
   for (const field of SAMPLE_FIELDS) sample[field] = SAMPLE_FIELD_READERS[field](source[field]);
-  return sample as unknown as UsageSample;
+  return sample as unknown as StoredSample;
 }

@@ -1,5 +1,5 @@
-import { USAGE_FIELDS, type UsageField, type UsageSample } from '@turnguard/core';
-import { pickSampleFields } from './sample-fields.js';
+import { USAGE_FIELDS, type UsageField } from '@turnguard/core';
+import { pickSampleFields, type StoredSample } from './sample-fields.js';
 import { readRetainedTurn, type RetainedTurn } from './stored-turn.js';
 import { createStatsError } from './stats-error.js';
 
@@ -60,7 +60,7 @@ export interface StatsFile {
   lifetime: LifetimeCounters;
   logical: LogicalCounters;
   /** Retained physical samples, oldest first (R6.1, R6.3). */
-  samples: UsageSample[];
+  samples: StoredSample[];
   /** Retained logical turns, oldest first. */
   turns: RetainedTurn[];
 }
@@ -144,7 +144,7 @@ function readLogical(value: unknown): LogicalCounters {
 }
 
 /** Re-reads retained samples through the R6.1 field list; a bad one makes the file corrupt. */
-export function readSamples(value: unknown): UsageSample[] {
+export function readSamples(value: unknown): StoredSample[] {
   if (!Array.isArray(value)) return fail('samples must be an array');
   try {
     return value.map((sample) => pickSampleFields(sample));

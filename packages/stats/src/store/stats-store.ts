@@ -1,4 +1,5 @@
-import type { StatsSink, TurnError, TurnRecord, UsageSample } from '@turnguard/core';
+import type { StatsSink, TurnError, TurnRecord } from '@turnguard/core';
+import type { StoredSample } from './sample-fields.js';
 import { DEFAULT_RETENTION, applyRecords, type PendingRecord, type Retention } from './apply-records.js';
 import { pickSampleFields } from './sample-fields.js';
 import { createStatsError } from './stats-error.js';
@@ -23,7 +24,7 @@ export interface StatsStore extends StatsSink {
    * disk — or once its write failed, which is reported through `onWarning`
    * and by `flush()`: stats never break a turn, so this never rejects.
    */
-  recordUsage(sample: UsageSample): Promise<void>;
+  recordUsage(sample: StoredSample): Promise<void>;
   /**
    * Queues one logical turn (R6.2) as core reports it; `ok` + `recovered: true`
    * is counted as `recovered`. Same promise rules as `recordUsage`.

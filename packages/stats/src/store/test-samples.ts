@@ -1,7 +1,7 @@
-import type { UsageSample } from '@turnguard/core';
+import type { StoredSample } from './sample-fields.js';
 
-/** A complete, valid physical sample for tests; every R6.1 field set to a non-default value. */
-export function createTestSample(overrides: Partial<UsageSample> = {}): UsageSample {
+/** A complete, valid physical sample for tests; every R6.1 field of core's set to a non-default value (the fail-over fields absent). */
+export function createTestSample(overrides: Partial<StoredSample> = {}): StoredSample {
   return {
     time: Date.UTC(2026, 8, 30, 10, 15, 0),
     protocol: 'messages',

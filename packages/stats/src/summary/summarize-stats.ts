@@ -1,7 +1,11 @@
-import type { UsageSample } from '@turnguard/core';
+import type { StoredSample } from '../store/sample-fields.js';
 import type { RetainedTurn } from '../store/stored-turn.js';
 import type { KnownTokenTotals, StatsFile } from '../store/stats-file.js';
 import { computePercentile, computeRate } from './percentile.js';
+import { readDayAndHour } from './local-time.js';
+import { buildHourlySeries, type HourlySeries } from './hourly-series.js';
+import { summarizeFailures, type FailureSummary } from './summarize-failures.js';
+import { summarizeFailover, type FailoverSummary } from './summarize-failover.js';
 
 export interface SummarizeOptions {
   /** Heatmap and day buckets in UTC instead of the machine's local time. */
@@ -41,6 +45,12 @@ export interface StatsSummary {
   ttftMs: PercentileSummary;
   /** `counts[weekday][hour]`, weekday 0 = Monday; physical requests in the retained window. */
   heatmap: { counts: number[][]; max: number };
+  /** Failures in the retained window: by code, by protocol, the latest ones (codes only). */
+  failures: FailureSummary;
+  /** Requests, turns and failures per hour over the retained window. */
+  hourly: HourlySeries;
+  /** Fallbacks and continuations in the retained window (R11.7). */
+  failover: FailoverSummary;
   window: { samples: number; turns: number; from: number | undefined; to: number | undefined };
 }
 
@@ -53,7 +63,7 @@ function summarizePercentiles(values: number[]): PercentileSummary {
  * known output tokens. A segment missing either is left out, never guessed;
  * two segments are never merged into one rate.
  */
-export function collectDecodeSpeeds(samples: readonly UsageSample[]): number[] {
+export function collectDecodeSpeeds(samples: readonly StoredSample[]): number[] {
   const speeds: number[] = [];
   for (const sample of samples) {
     const tokens = sample.usage.outputTokens;
@@ -64,20 +74,7 @@ export function collectDecodeSpeeds(samples: readonly UsageSample[]): number[] {
   return speeds;
 }
 
-function readDayAndHour(time: number, utc: boolean): { day: string; weekday: number; hour: number } {
-  const date = new Date(time);
-  const year = utc ? date.getUTCFullYear() : date.getFullYear();
-  const month = (utc ? date.getUTCMonth() : date.getMonth()) + 1;
-  const dayOfMonth = utc ? date.getUTCDate() : date.getDate();
-  const sundayFirst = utc ? date.getUTCDay() : date.getDay();
-  return {
-    day: `${year}-${String(month).padStart(2, '0')}-${String(dayOfMonth).padStart(2, '0')}`,
-    weekday: (sundayFirst + 6) % 7,
-    hour: utc ? date.getUTCHours() : date.getHours(),
-  };
-}
-
-function buildHeatmap(samples: readonly UsageSample[], utc: boolean): StatsSummary['heatmap'] {
+function buildHeatmap(samples: readonly StoredSample[], utc: boolean): StatsSummary['heatmap'] {
   const counts = Array.from({ length: 7 }, () => Array.from({ length: 24 }, () => 0));
   let max = 0;
   for (const sample of samples) {
@@ -89,7 +86,7 @@ function buildHeatmap(samples: readonly UsageSample[], utc: boolean): StatsSumma
   return { counts, max };
 }
 
-function buildRecoveryDays(samples: readonly UsageSample[], turns: readonly RetainedTurn[], utc: boolean): RecoveryDay[] {
+function buildRecoveryDays(samples: readonly StoredSample[], turns: readonly RetainedTurn[], utc: boolean): RecoveryDay[] {
   const days = new Map<string, RecoveryDay>();
   const dayOf = (time: number): RecoveryDay => {
     const { day } = readDayAndHour(time, utc);
@@ -163,6 +160,9 @@ export function summarizeStats(file: StatsFile, options: SummarizeOptions = {}):
     decodeSpeed: { ...summarizePercentiles(speeds), mean: speeds.length === 0 ? undefined : speeds.reduce((sum, speed) => sum + speed, 0) / speeds.length },
     ttftMs: summarizePercentiles(ttfts),
     heatmap: buildHeatmap(samples, utc),
+    failures: summarizeFailures(samples, utc),
+    hourly: buildHourlySeries(samples, turns, utc),
+    failover: summarizeFailover(samples),
     window: {
       samples: samples.length,
       turns: turns.length,
