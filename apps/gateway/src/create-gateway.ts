@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { FetchFunction, Protocol, StatsSink, TurnError } from '@turnguard/core';
+import { TurnError, type FetchFunction, type Protocol, type StatsSink } from '@turnguard/core';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
@@ -15,6 +15,7 @@ import { withholdEnvironmentKeys } from './security/withhold-environment-keys.js
 import { createGatewayLogger, createSilentLogger, type GatewayLogger, type LogDestination } from './logging/create-gateway-logger.js';
 import { notePassThrough, noteRefusal, startAccessLog } from './logging/access-log.js';
 import { createInboundServer } from './http/create-inbound-server.js';
+import { createListenError } from './http/listen-error.js';
 import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
 
@@ -79,6 +80,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let transport: NodeHttpFetch | undefined;
   // One undici dispatcher for the recovery routes and the pass-through ones (proxy variables from the gateway's env).
   const upstreamTransport = (): NodeHttpFetch => (transport ??= createNodeHttpFetch({ env: env ?? process.env }));
+
+  /** Closes what `listen` opened besides the server: the transport's pools, the mock, the stats store. */
+  const releaseResources = async (): Promise<void> => {
+    context = undefined;
+    transport?.destroy();
+    transport = undefined;
+    await mock?.close();
+    mock = undefined;
+    await store?.close().catch(() => undefined);
+    store = undefined;
+  };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? '/';
@@ -157,26 +169,26 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     logger,
     async listen() {
       if (address !== undefined) return address;
-      mock = config.mock ? await startMockUpstream() : undefined;
-      if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
-      context = {
-        config,
-        upstreams: mock?.upstreams ?? config.upstreams,
-        env: withholdEnvironmentKeys(config, env ?? process.env),
-        sink: createMeteredSink(metrics, stats ?? store),
-        metrics,
-        fetch: fetch ?? upstreamTransport().fetch,
-        now: now ?? Date.now,
-        responseChains: new ResponseIdChains(),
-        ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
-      };
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      try {
+        mock = config.mock ? await startMockUpstream() : undefined;
+        if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
+        context = {
+          config,
+          upstreams: mock?.upstreams ?? config.upstreams,
+          env: withholdEnvironmentKeys(config, env ?? process.env),
+          sink: createMeteredSink(metrics, stats ?? store),
+          metrics,
+          fetch: fetch ?? upstreamTransport().fetch,
+          now: now ?? Date.now,
+          responseChains: new ResponseIdChains(),
+          ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
+        };
+        await listenOn(server, config.port, config.host);
+      } catch (error) {
+        // Nothing half-started may keep the process alive: the mock's listener and the transport's pools go too.
+        await releaseResources();
+        throw TurnError.isInstance(error) ? error : createListenError(error, config.host, config.port);
+      }
       address = server.address() as AddressInfo;
       return address;
     },
@@ -186,12 +198,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       for (const socket of sockets) socket.destroy();
       await closed;
       address = undefined;
-      transport?.destroy();
-      transport = undefined;
-      await mock?.close();
-      mock = undefined;
-      await store?.close().catch(() => undefined);
-      store = undefined;
+      await releaseResources();
     },
   };
+}
+
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

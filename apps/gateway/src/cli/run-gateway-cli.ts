@@ -67,8 +67,7 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
     gateway = createGateway({ ...config, env: io.env, logDestination: { write: (line: string) => io.writeOut(line) } });
     await gateway.listen();
   } catch (error) {
-    const message = TurnError.isInstance(error) ? error.message : `cannot start: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-    io.writeErr(`turnguard serve: ${message}\n`);
+    io.writeErr(`turnguard serve: ${describeStartFailure(error)}\n`);
     return { exitCode: 2 };
   }
   const url = gateway.url ?? '';
@@ -82,6 +81,19 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
   }
   io.writeOut(`${lines.join('\n')}\n`);
   return { exitCode: 0, gateway };
+}
+
+/** The flag and variable behind each listen setting, so a failed start says what to change. */
+const LISTEN_OPTION_HINTS: Record<string, string> = {
+  port: 'Choose another port with --port <n> (or TURNGUARD_PORT); --port 0 takes any free port.',
+  host: 'Choose another listen address with --host <address> (or TURNGUARD_HOST), e.g. 127.0.0.1.',
+};
+
+/** Every start-up failure in one line: what failed, where, and the option that changes it. */
+function describeStartFailure(error: unknown): string {
+  if (!TurnError.isInstance(error)) return `cannot start: ${(error as Error).message}`;
+  const hint = error.code === 'GATEWAY_LISTEN_FAILED' ? LISTEN_OPTION_HINTS[String(error.details.option)] : undefined;
+  return hint === undefined ? error.message : `${error.message} ${hint}`;
 }
 
 function describeAuth(gateway: Gateway): string {
