@@ -7,6 +7,9 @@ import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
 import { ResponseIdChains } from './forward/response-id-chains.js';
 import { createNodeHttpFetch, type NodeHttpFetch } from './http/create-node-http-fetch.js';
 import { sendJson, sendProtocolError } from './http/send-json.js';
+import { createClientError } from './http/protocol-error-body.js';
+import { answerClientError, type HttpClientError } from './security/answer-client-error.js';
+import { limitBodyIdle } from './security/limit-body-idle.js';
 import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
 import { startMockUpstream, type MockUpstreamHandle } from './mock-upstream.js';
 import { findRouteProtocol, selectPassThroughFamily } from './protocol-routes.js';
@@ -134,8 +137,22 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     sendProtocolError(response, findRouteProtocol(path) ?? guessProtocol(path), error, error.status);
   };
 
+  /** The response of each socket's current request, for a request time-out that fires while its body is read. */
+  const responses = new WeakMap<Socket, ServerResponse>();
+  const idleBody = createClientError(
+    408,
+    'GATEWAY_BODY_IDLE',
+    `No byte of the request body arrived for ${config.bodyIdleTimeoutMs / 1000} s (bodyIdleTimeoutMs); the connection is closed.`,
+  );
+
   const server: Server = createInboundServer(config, (request, response) => {
     startAccessLog(logger, request, response, now ?? Date.now);
+    responses.set(request.socket, response);
+    limitBodyIdle(request, config.bodyIdleTimeoutMs, () => {
+      if (response.headersSent) return void response.destroy();
+      response.setHeader('connection', 'close');
+      refuse(response, (request.url ?? '/').split('?')[0] ?? '/', idleBody);
+    });
     const verdict = guard(request, response);
     if (verdict !== 'pass') {
       request.resume();
@@ -148,6 +165,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       else response.destroy();
     });
   });
+  // R8.9: a request node:http could not read (headers over its limit, a request time-out) gets a readable answer, a log line and a metric.
+  server.on('clientError', (error: HttpClientError, socket: Socket) =>
+    answerClientError(error, socket, {
+      logger,
+      metrics,
+      responseOn: (on) => {
+        const response = responses.get(on);
+        return response === undefined || response.writableEnded ? undefined : response;
+      },
+    }),
+  );
   server.on('connection', (socket) => {
     socket.setNoDelay(true);
     sockets.add(socket);

@@ -31,6 +31,7 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
                               listen off loopback without a token (env keys are then withheld)
   --headers-timeout-ms <n>    (TURNGUARD_HEADERS_TIMEOUT_MS, default 66000)
   --request-timeout-ms <n>    whole request incl. body (TURNGUARD_REQUEST_TIMEOUT_MS, default 300000)
+  --body-idle-timeout-ms <n>  longest gap between body bytes (TURNGUARD_BODY_IDLE_TIMEOUT_MS, default 60000)
   --keep-alive-timeout-ms <n> idle keep-alive (TURNGUARD_KEEP_ALIVE_TIMEOUT_MS, default 65000)
   --log-level <level>         fatal|error|warn|info|debug|trace|silent (TURNGUARD_LOG_LEVEL, default info)
   --log-format <f>            json | pretty (TURNGUARD_LOG_FORMAT, default json)

@@ -73,10 +73,31 @@ export function rejectConfig(message: string, option: string): never {
   throw new TurnError({ kind: 'invalid_request', code: 'GATEWAY_INVALID_CONFIG', retryable: false, message, details: { option } });
 }
 
+/**
+ * Every `streamRecovery` option core accepts (R4.8). `satisfies` makes the
+ * list exhaustive: an option added to core's type fails this file's
+ * typecheck until it is listed, so the message below never goes stale.
+ */
+const STREAM_RECOVERY_KEYS = new Set(
+  Object.keys({
+    enabled: true,
+    recoveriesPerTurn: true,
+    turnTimeoutMs: true,
+    recoverySegmentTimeoutMs: true,
+    recoveryMaxOutputTokens: true,
+    checkpointMaxChars: true,
+    contextWindowTokens: true,
+    modelMaxOutputTokens: true,
+  } satisfies Record<keyof StreamRecoveryOptions, true>),
+);
+
+/** An unknown key is refused with the keys that exist, so the fix is on the same line. */
 function checkKeys(value: unknown, known: ReadonlySet<string>, where: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) rejectConfig(`${where} must be an object.`, where);
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) rejectConfig(`Unknown config key "${where === 'config' ? key : `${where}.${key}`}".`, key);
+    if (known.has(key)) continue;
+    const name = where === 'config' ? key : `${where}.${key}`;
+    rejectConfig(`Unknown ${where === 'config' ? 'config key' : 'option'} "${name}". Known: ${[...known].join(', ')}.`, name);
   }
   return value as Record<string, unknown>;
 }
@@ -136,7 +157,8 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     config.statsPath = merged.statsPath;
   }
   if (merged.streamRecovery !== undefined) {
-    // R4.8: core validates (unknown options, limits above the defaults) and its TurnError is surfaced as is.
+    if (merged.streamRecovery !== false) checkKeys(merged.streamRecovery, STREAM_RECOVERY_KEYS, 'streamRecovery');
+    // R4.8: core validates the values (limits above the defaults) and its TurnError is surfaced as is.
     resolveStreamRecoveryConfig(merged.streamRecovery as false | StreamRecoveryOptions);
     config.streamRecovery = merged.streamRecovery as false | StreamRecoveryOptions;
   }

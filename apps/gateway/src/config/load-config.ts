@@ -22,6 +22,7 @@ export const SERVE_FLAGS = {
   'dangerously-allow-unauthenticated-network': { type: 'boolean' },
   'headers-timeout-ms': { type: 'string' },
   'request-timeout-ms': { type: 'string' },
+  'body-idle-timeout-ms': { type: 'string' },
   'keep-alive-timeout-ms': { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
@@ -86,6 +87,7 @@ export function readEnvironmentLayer(env: Record<string, string | undefined>): G
     corsOrigins: toList(env.TURNGUARD_CORS_ORIGINS),
     headersTimeoutMs: toInteger(env.TURNGUARD_HEADERS_TIMEOUT_MS, 'TURNGUARD_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: toInteger(env.TURNGUARD_REQUEST_TIMEOUT_MS, 'TURNGUARD_REQUEST_TIMEOUT_MS'),
+    bodyIdleTimeoutMs: toInteger(env.TURNGUARD_BODY_IDLE_TIMEOUT_MS, 'TURNGUARD_BODY_IDLE_TIMEOUT_MS'),
     keepAliveTimeoutMs: toInteger(env.TURNGUARD_KEEP_ALIVE_TIMEOUT_MS, 'TURNGUARD_KEEP_ALIVE_TIMEOUT_MS'),
     logLevel: env.TURNGUARD_LOG_LEVEL as GatewayConfigInput['logLevel'],
     logFormat: env.TURNGUARD_LOG_FORMAT as GatewayConfigInput['logFormat'],
@@ -99,7 +101,10 @@ export function parseServeFlags(argv: readonly string[]): ServeFlagValues {
   try {
     return parseArgs({ args: [...argv], options: SERVE_FLAGS, allowPositionals: false, strict: true }).values as ServeFlagValues;
   } catch (error) {
-    return rejectConfig((error as Error).message, 'argv');
+    // node:util names the flag; for an unknown one the flags that exist follow, as for an unknown config key.
+    const message = (error as Error).message.split('. To specify a positional')[0]!.replace(/\.$/, '');
+    const known = Object.keys(SERVE_FLAGS).map((flag) => `--${flag}`).join(', ');
+    return rejectConfig(message.startsWith('Unknown option') ? `${message}. Known: ${known}.` : `${message}.`, 'argv');
   }
 }
 
@@ -119,6 +124,7 @@ function readFlagLayer(flags: ServeFlagValues): GatewayConfigInput {
     dangerouslyAllowUnauthenticatedNetwork: flags['dangerously-allow-unauthenticated-network'],
     headersTimeoutMs: toInteger(flags['headers-timeout-ms'], '--headers-timeout-ms'),
     requestTimeoutMs: toInteger(flags['request-timeout-ms'], '--request-timeout-ms'),
+    bodyIdleTimeoutMs: toInteger(flags['body-idle-timeout-ms'], '--body-idle-timeout-ms'),
     keepAliveTimeoutMs: toInteger(flags['keep-alive-timeout-ms'], '--keep-alive-timeout-ms'),
     logLevel: flags['log-level'] as GatewayConfigInput['logLevel'],
     logFormat: flags['log-format'] as GatewayConfigInput['logFormat'],

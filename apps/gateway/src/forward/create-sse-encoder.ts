@@ -2,6 +2,7 @@ import { ChatChunkEncoder } from '@turnguard/adapter-chat';
 import { MessagesStreamEncoder } from '@turnguard/adapter-messages';
 import { ResponsesStreamEncoder } from '@turnguard/adapter-responses';
 import type { Protocol, SseTextEncoder, TurnEvent } from '@turnguard/core';
+import { wordForClient } from './send-final-failure.js';
 
 /**
  * An encoder the raw relay can splice into: `observe` follows events whose
@@ -27,7 +28,7 @@ export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
     case 'messages':
       return new MessagesSseTextEncoder();
     case 'responses':
-      return new ResponsesStreamEncoder();
+      return new ResponsesSseTextEncoder();
     default: {
       const _exhaustive: never = protocol;
       return _exhaustive;
@@ -35,11 +36,16 @@ export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   }
 }
 
+/** A final failure as the gateway writes it: worded for the client (R8.3). */
+function forClient(event: TurnEvent): TurnEvent {
+  return event.type === 'error' ? { type: 'error', error: wordForClient(event.error) } : event;
+}
+
 class ChatSseTextEncoder implements SpliceableSseEncoder {
   readonly #encoder = new ChatChunkEncoder();
 
   encodeEvent(event: TurnEvent): string {
-    return joinRecords(this.#encoder.encode(event));
+    return joinRecords(this.#encoder.encode(forClient(event)));
   }
 
   observe(event: TurnEvent): void {
@@ -55,7 +61,7 @@ class MessagesSseTextEncoder implements SpliceableSseEncoder {
   readonly #encoder = new MessagesStreamEncoder();
 
   encodeEvent(event: TurnEvent): string {
-    return this.#encoder.encodeEvent(event);
+    return this.#encoder.encodeEvent(forClient(event));
   }
 
   observe(event: TurnEvent): void {
@@ -64,6 +70,12 @@ class MessagesSseTextEncoder implements SpliceableSseEncoder {
 
   finish(): string {
     return '';
+  }
+}
+
+class ResponsesSseTextEncoder extends ResponsesStreamEncoder {
+  override encodeEvent(event: TurnEvent): string {
+    return super.encodeEvent(forClient(event));
   }
 }
 

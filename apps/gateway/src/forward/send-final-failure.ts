@@ -22,7 +22,7 @@ export function sendFinalFailure(response: ServerResponse, protocol: Protocol, e
   const isUpstreamsOwn = seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status;
   if (!isUpstreamsOwn) {
     const seenHeaders = upstream.last === undefined ? {} : selectRelayedResponseHeaders(upstream.last.headers);
-    sendProtocolError(response, protocol, error, undefined, seenHeaders);
+    sendProtocolError(response, protocol, wordForClient(error), undefined, seenHeaders);
     return;
   }
   const body = seen.errorBody!;
@@ -34,4 +34,15 @@ export function sendFinalFailure(response: ServerResponse, protocol: Protocol, e
     'x-should-retry': 'false',
   });
   response.end(body);
+}
+
+/**
+ * core words its errors for the program that called runTurn, "the host";
+ * through the gateway the reader is the client (the SDK or CLI that sent the
+ * request), so every failure the gateway writes, as JSON or in-stream, names
+ * it so (R8.3).
+ */
+export function wordForClient(error: TurnError): TurnError {
+  const message = error.message.replace(/\b([Tt]he) host('s)?\b/g, (_match, article: string, possessive: string | undefined) => `${article} client${possessive ?? ''}`);
+  return message === error.message ? error : error.with({ message });
 }
