@@ -10,6 +10,7 @@ const packageSources: Record<string, string> = {
   '@turnguard/adapter-messages': 'packages/adapter-messages/src/index.ts',
   '@turnguard/adapter-responses': 'packages/adapter-responses/src/index.ts',
   '@turnguard/stats': 'packages/stats/src/index.ts',
+  '@turnguard/testkit/server': 'packages/testkit/src/server.ts',
   '@turnguard/testkit': 'packages/testkit/src/index.ts',
 };
 

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { TurnError } from '@turnguard/core';
 import { resolveStatsFilePath, runStatsCli, type DashboardServer } from '@turnguard/stats';
 import { loadGatewayConfig } from '../config/load-config.js';
@@ -19,7 +20,8 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
   --upstream-responses <url>  (TURNGUARD_UPSTREAM_RESPONSES, default https://api.openai.com/v1)
   --upstream-messages <url>   (TURNGUARD_UPSTREAM_MESSAGES, default https://api.anthropic.com)
   --max-body-bytes <n>        request body limit (TURNGUARD_MAX_BODY_BYTES, default 33554432)
-  --stats-file <path>         stats.json (TURNGUARD_STATS_FILE, default ~/.turnguard/stats.json)
+  --stats-file <path>         stats.json (TURNGUARD_STATS_FILE, default ~/.turnguard/stats.json;
+                              with --mock ~/.turnguard/mock-stats.json)
   --no-stats                  record no stats
   --stream-recovery <v>       off | on | JSON of lowered limits (TURNGUARD_STREAM_RECOVERY)
   --max-retries <n>           R1 retries (TURNGUARD_MAX_RETRIES, default 10)
@@ -59,7 +61,14 @@ export interface GatewayCliResult {
 async function serve(argv: readonly string[], io: GatewayCliIo): Promise<GatewayCliResult> {
   let gateway: Gateway;
   try {
-    const { config, help } = await loadGatewayConfig({ argv, env: io.env, defaultStatsPath: resolveStatsFilePath(undefined, io.env) });
+    const defaultStatsPath = resolveStatsFilePath(undefined, {});
+    const { config, help } = await loadGatewayConfig({
+      argv,
+      env: io.env,
+      defaultStatsPath,
+      // --mock traffic is not the user's: it goes beside the real stats.json unless a flag, the file or TURNGUARD_STATS_FILE says where.
+      defaultMockStatsPath: join(dirname(defaultStatsPath), 'mock-stats.json'),
+    });
     if (help) {
       io.writeOut(GATEWAY_CLI_USAGE);
       return { exitCode: 0 };

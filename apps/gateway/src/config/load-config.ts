@@ -34,6 +34,8 @@ export interface LoadConfigSources {
   env: Record<string, string | undefined>;
   /** Where `stats.json` goes when neither a flag, the environment nor the file says (the stats CLI's default). */
   defaultStatsPath: string | undefined;
+  /** The same with `--mock`: mock traffic must not mix into the real stats (default: `defaultStatsPath`). */
+  defaultMockStatsPath?: string | undefined;
   readTextFile?: (path: string) => Promise<string>;
 }
 
@@ -150,6 +152,9 @@ export async function loadGatewayConfig(sources: LoadConfigSources): Promise<{ c
   const flags = parseServeFlags(sources.argv);
   const filePath = flags.config ?? sources.env.TURNGUARD_CONFIG;
   const fileLayer = filePath === undefined ? {} : await readFileLayer(filePath, sources.readTextFile ?? ((path) => readFile(path, 'utf8')));
-  const layers = [{ statsPath: sources.defaultStatsPath }, fileLayer, readEnvironmentLayer(sources.env), readFlagLayer(flags)];
-  return { config: resolveGatewayConfig(...layers), help: flags.help === true };
+  const layers = [fileLayer, readEnvironmentLayer(sources.env), readFlagLayer(flags)];
+  // The default stats file depends on --mock, which any layer may set: resolved once to learn it.
+  const { mock } = resolveGatewayConfig(...layers);
+  const defaultStatsPath = mock ? (sources.defaultMockStatsPath ?? sources.defaultStatsPath) : sources.defaultStatsPath;
+  return { config: resolveGatewayConfig({ statsPath: defaultStatsPath }, ...layers), help: flags.help === true };
 }
