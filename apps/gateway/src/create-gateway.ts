@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { TurnError, type FetchFunction, type Protocol, type StatsSink } from '@turnguard/core';
+import { createTempDirDebugDumpWriter } from '@turnguard/core/node';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
@@ -210,6 +211,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
           now: now ?? Date.now,
           responseChains: new ResponseIdChains(),
           ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
+          ...(config.debugDumps === undefined ? {} : { writeDebugDump: createTempDirDebugDumpWriter({ directory: config.debugDumps }) }),
         };
         await listenOn(server, config.port, config.host);
       } catch (error) {

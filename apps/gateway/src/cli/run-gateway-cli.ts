@@ -26,6 +26,7 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
   --stream-recovery <v>       off | on | JSON of lowered limits (TURNGUARD_STREAM_RECOVERY)
   --max-retries <n>           R1 retries (TURNGUARD_MAX_RETRIES, default 10)
   --mock                      forward to the embedded offline mock upstream (TURNGUARD_MOCK=1)
+  --debug-dumps <dir>         write one redacted JSON file (mode 600) per upstream 400 there (TURNGUARD_DEBUG_DUMPS)
   --auth-token <t>            the gateway's own token (prefer TURNGUARD_AUTH_TOKEN: flags show in ps)
   --allowed-host <name>       accept this Host besides loopback names (repeatable; TURNGUARD_ALLOWED_HOSTS)
   --cors-origin <origin>      allow this browser origin (repeatable; TURNGUARD_CORS_ORIGINS)
@@ -86,6 +87,7 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
     lines.push(`  ${protocol.padEnd(9)} ${url}${protocol === 'chat' ? '/v1/chat/completions' : `/v1/${protocol}`}`);
   }
   lines.push(`  stats     ${gateway.config.statsPath ?? 'off'}`, `  metrics   ${url}/metrics`, `  auth      ${describeAuth(gateway)}`);
+  if (gateway.config.debugDumps !== undefined) lines.push(`  dumps     ${gateway.config.debugDumps} (one file per upstream 400, mode 600)`);
   if (gateway.config.authToken === undefined && gateway.config.dangerouslyAllowUnauthenticatedNetwork && !isLoopbackHost(gateway.config.host)) {
     io.writeErr('turnguard serve: WARNING: listening off loopback WITHOUT a gateway token (--dangerously-allow-unauthenticated-network); environment provider keys are withheld.\n');
   }

@@ -26,6 +26,8 @@ export interface GatewayConfig extends InboundSettings {
   retry: GatewayRetrySettings;
   /** Serve the embedded testkit upstream on loopback and forward every route to it. */
   mock: boolean;
+  /** Directory for one redacted JSON file per upstream 400 (R1.10); undefined = no dumps. */
+  debugDumps: string | undefined;
 }
 
 /** A config as given by a file, the environment or flags: every key optional. */
@@ -39,6 +41,7 @@ export interface GatewayConfigInput extends Partial<Omit<InboundSettings, 'authT
   streamRecovery?: false | StreamRecoveryOptions;
   retry?: GatewayRetrySettings;
   mock?: boolean;
+  debugDumps?: string | null;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -54,10 +57,11 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   streamRecovery: {},
   retry: {},
   mock: false,
+  debugDumps: undefined,
   ...DEFAULT_INBOUND_SETTINGS,
 };
 
-const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', ...INBOUND_KEYS]);
+const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', 'debugDumps', ...INBOUND_KEYS]);
 const UPSTREAM_KEYS = new Set<string>(PROTOCOLS);
 const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
 
@@ -169,6 +173,10 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     if (retry.initialDelayMs !== undefined) settings.initialDelayMs = readInteger(retry.initialDelayMs, 'retry.initialDelayMs', 0, 600_000);
     if (retry.maxDelayMs !== undefined) settings.maxDelayMs = readInteger(retry.maxDelayMs, 'retry.maxDelayMs', 0, 3_600_000);
     config.retry = settings;
+  }
+  if (merged.debugDumps !== undefined && merged.debugDumps !== null) {
+    if (typeof merged.debugDumps !== 'string' || merged.debugDumps === '') rejectConfig('debugDumps must be a directory path.', 'debugDumps');
+    config.debugDumps = merged.debugDumps;
   }
   if (merged.mock !== undefined) {
     if (typeof merged.mock !== 'boolean') rejectConfig('mock must be true or false.', 'mock');

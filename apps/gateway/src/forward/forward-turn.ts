@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runTurn, TurnError, type FetchFunction, type Protocol, type StatsSink, type TurnResult } from '@turnguard/core';
+import { runTurn, TurnError, type DebugDump, type FetchFunction, type Protocol, type StatsSink, type TurnResult } from '@turnguard/core';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
 import { sendProtocolError } from '../http/send-json.js';
@@ -30,6 +30,8 @@ export interface ForwardContext {
   responseChains: ResponseIdChains;
   /** Gap between `: keep-alive` comments while a stream's upstream is silent (decision 0233); default 15 s. */
   sseKeepAliveMs?: number;
+  /** R1.10, opt-in (`--debug-dumps`): persists one redacted dump per upstream 400 and returns its path. */
+  writeDebugDump?: (dump: DebugDump) => Promise<string>;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -98,7 +100,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
       fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
-      retry: { ...context.config.retry },
+      // runTurn redacts the dump by this request's own credential values (its target's key and headers).
+      retry: context.writeDebugDump === undefined ? { ...context.config.retry } : { ...context.config.retry, debugDump: { describeRequest: () => body, write: context.writeDebugDump } },
       streamRecovery: context.config.streamRecovery,
       stats: context.sink,
       now: context.now,
