@@ -32,7 +32,7 @@ describe.each(['chat', 'messages', 'responses'] as const)('%s: a turn cut after 
   it('streamed: the in-stream error says the output reached the client', async () => {
     harness.upstream[protocol].enqueue(scenario.for(protocol).text(LONG_ANSWER).eof({ afterEvents: 7 }) as never);
     const text = await (await post(protocol, true)).text();
-    expect(text).toContain('after output reached the client');
+    expect(text).toMatch(/reached the client/);
     expect(text).not.toMatch(/\bhost\b/);
   });
 
@@ -41,7 +41,7 @@ describe.each(['chat', 'messages', 'responses'] as const)('%s: a turn cut after 
     const response = await post(protocol, false);
     expect(response.status).toBe(502);
     const text = await response.text();
-    expect(text).toContain('after output reached the client');
+    expect(text).toMatch(/reached the client/);
     expect(text).not.toMatch(/\bhost\b/);
   });
 });

@@ -2,7 +2,7 @@ import { ChatChunkEncoder } from '@turnguard/adapter-chat';
 import { MessagesStreamEncoder } from '@turnguard/adapter-messages';
 import { ResponsesStreamEncoder } from '@turnguard/adapter-responses';
 import type { Protocol, SseTextEncoder, TurnEvent } from '@turnguard/core';
-import { wordForClient } from './send-final-failure.js';
+import { toFinalFailure, wordForClient } from './send-final-failure.js';
 
 /**
  * An encoder the raw relay can splice into: `observe` follows events whose
@@ -36,19 +36,42 @@ export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   }
 }
 
-/** A final failure as the gateway writes it: worded for the client (R8.3). */
-function forClient(event: TurnEvent): TurnEvent {
-  return event.type === 'error' ? { type: 'error', error: wordForClient(event.error) } : event;
+/** Events that put part of the answer (reasoning included) in front of the client, or started a recovery (R8.10). */
+function isOutput(event: TurnEvent): boolean {
+  switch (event.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+    case 'tool-call-start':
+    case 'tool-call-delta':
+    case 'recovery-start':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * A turn's failure as the gateway writes it in the stream (R8.3): worded for
+ * the client, and once output went out, in the shape real clients treat as
+ * final (R8.10, decision 0360): the stream's headers left long ago, so this
+ * frame is the only place left to say "do not resend".
+ */
+function forClient(event: TurnEvent, afterOutput: boolean): TurnEvent {
+  if (event.type !== 'error') return event;
+  return { type: 'error', error: afterOutput ? toFinalFailure(event.error) : wordForClient(event.error) };
 }
 
 class ChatSseTextEncoder implements SpliceableSseEncoder {
   readonly #encoder = new ChatChunkEncoder();
+  #afterOutput = false;
 
   encodeEvent(event: TurnEvent): string {
-    return joinRecords(this.#encoder.encode(forClient(event)));
+    if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
+    return joinRecords(this.#encoder.encode(forClient(event, this.#afterOutput)));
   }
 
   observe(event: TurnEvent): void {
+    if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
     this.#encoder.observe(event);
   }
 
@@ -59,12 +82,15 @@ class ChatSseTextEncoder implements SpliceableSseEncoder {
 
 class MessagesSseTextEncoder implements SpliceableSseEncoder {
   readonly #encoder = new MessagesStreamEncoder();
+  #afterOutput = false;
 
   encodeEvent(event: TurnEvent): string {
-    return this.#encoder.encodeEvent(forClient(event));
+    if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
+    return this.#encoder.encodeEvent(forClient(event, this.#afterOutput));
   }
 
   observe(event: TurnEvent): void {
+    if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
     this.#encoder.observe(event);
   }
 
@@ -74,8 +100,16 @@ class MessagesSseTextEncoder implements SpliceableSseEncoder {
 }
 
 class ResponsesSseTextEncoder extends ResponsesStreamEncoder {
+  #afterOutput = false;
+
   override encodeEvent(event: TurnEvent): string {
-    return super.encodeEvent(forClient(event));
+    if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
+    return super.encodeEvent(forClient(event, this.#afterOutput));
+  }
+
+  override observe(event: TurnEvent): void {
+    if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
+    super.observe(event);
   }
 }
 
