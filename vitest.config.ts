@@ -12,6 +12,8 @@ const packageSources: Record<string, string> = {
   '@turnguard/stats': 'packages/stats/src/index.ts',
   '@turnguard/testkit/server': 'packages/testkit/src/server.ts',
   '@turnguard/testkit': 'packages/testkit/src/index.ts',
+  '@turnguard/gateway': 'apps/gateway/src/index.ts',
+  '@turnguard/probe': 'apps/probe/src/index.ts',
 };
 
 export default defineConfig({
