@@ -17,7 +17,7 @@ export interface InboundSettings {
   corsOrigins: string[];
   /** The loud override: listen off loopback without a token. */
   dangerouslyAllowUnauthenticatedNetwork: boolean;
-  /** Time to receive a request's headers (above the keep-alive time-out, as issue 19 asks). */
+  /** Time to receive a request's headers (above the keep-alive time-out, decision 0241). */
   headersTimeoutMs: number;
   /** Time to receive a whole request, headers and body. */
   requestTimeoutMs: number;

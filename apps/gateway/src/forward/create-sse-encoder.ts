@@ -19,7 +19,7 @@ export interface SpliceableSseEncoder extends SseTextEncoder {
  * `encodeStream` (R7.3) without a ReadableStream pull and two promise hops
  * per event, which measured as a visible share of the gateway's per-chunk
  * cost at 50 streams (bench/README.md). Small classes, not literals of three
- * closures: the relay holds its encoder for the whole stream (issue 19).
+ * closures: the relay holds its encoder for the whole stream (decision 0291).
  */
 export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   switch (protocol) {

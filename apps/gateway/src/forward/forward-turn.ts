@@ -86,7 +86,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const adapter = selectAdapter(protocol);
   // Only a stream can leave usage out: a non-streaming chat.completion always carries it, as OpenAI's does.
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
-  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
+  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (R8.2, R8.6).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
   const upstream = new UpstreamResponses();
   // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235); a stream relays its bytes.
@@ -116,7 +116,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
   });
-  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, issue 19).
+  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, decision 0293).
   const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
   // the current segment is aborted and no recovery follows (runTurn's consumer stop).
@@ -135,7 +135,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte });
   const remembersChain = protocol === 'responses' && body.store !== false;
   // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
-  // whole stream (issue 19, decision 0291).
+  // whole stream (decision 0291).
   return relayed.finally(() => {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left, before this settles.
