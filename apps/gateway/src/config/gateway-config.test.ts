@@ -11,7 +11,7 @@ describe('gateway config validation', () => {
   });
 
   it('rejects unknown keys, at the top and nested, naming them', () => {
-    expect(errorOf(() => resolveGatewayConfig({ prot: 1 } as never)).message).toMatch(/^Unknown config key "prot"\. Known: host, port, upstreams, maxBodyBytes, statsPath, streamRecovery, retry, mock, authToken, .*logFormat/);
+    expect(errorOf(() => resolveGatewayConfig({ prot: 1 } as never)).message).toMatch(/^Unknown config key "prot"\. Known: host, port, upstreams, maxBodyBytes, statsPath, streamRecovery, retry, mock, debugDumps, authToken, .*logFormat/);
     expect(errorOf(() => resolveGatewayConfig({ upstreams: { embeddings: 'http://x' } } as never)).message).toBe('Unknown option "upstreams.embeddings". Known: chat, messages, responses.');
     expect(errorOf(() => resolveGatewayConfig({ retry: { tries: 1 } } as never)).code).toBe('GATEWAY_INVALID_CONFIG');
   });
