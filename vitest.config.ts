@@ -10,7 +10,10 @@ const packageSources: Record<string, string> = {
   '@turnguard/adapter-messages': 'packages/adapter-messages/src/index.ts',
   '@turnguard/adapter-responses': 'packages/adapter-responses/src/index.ts',
   '@turnguard/stats': 'packages/stats/src/index.ts',
+  '@turnguard/testkit/server': 'packages/testkit/src/server.ts',
   '@turnguard/testkit': 'packages/testkit/src/index.ts',
+  '@turnguard/gateway': 'apps/gateway/src/index.ts',
+  '@turnguard/probe': 'apps/probe/src/index.ts',
 };
 
 export default defineConfig({

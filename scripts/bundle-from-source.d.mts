@@ -1,1 +1,1 @@
-export function bundleFromSource(options: { entryName: string; entryFile: string; outDir: string; sourceRoot: string }): Promise<string>;
+export function bundleFromSource(options: { entryName: string; entryFile: string; outDir: string; sourceRoot: string; keepUnusedImports?: boolean }): Promise<string>;

@@ -6,9 +6,17 @@ import { join } from 'node:path';
 import { build } from 'tsup';
 
 const WORKSPACE_PACKAGES = ['core', 'adapter-chat', 'adapter-messages', 'adapter-responses', 'stats', 'testkit'];
+const SUBPATH_ENTRIES = [
+  ['@turnguard/core/node', 'packages/core/src/node/index.ts'],
+  ['@turnguard/testkit/server', 'packages/testkit/src/server.ts'],
+];
 
-/** @param {{ entryName: string; entryFile: string; outDir: string; sourceRoot: string }} options */
-export async function bundleFromSource({ entryName, entryFile, outDir, sourceRoot }) {
+/**
+ * `keepUnusedImports`: ignore `sideEffects: false`, so the bundle holds every
+ * module the entry imports, as Node would load them (a test of what loads).
+ * @param {{ entryName: string; entryFile: string; outDir: string; sourceRoot: string; keepUnusedImports?: boolean }} options
+ */
+export async function bundleFromSource({ entryName, entryFile, outDir, sourceRoot, keepUnusedImports = false }) {
   await build({
     config: false,
     entry: { [entryName]: entryFile },
@@ -21,9 +29,12 @@ export async function bundleFromSource({ entryName, entryFile, outDir, sourceRoo
     silent: true,
     noExternal: [/.*/],
     esbuildOptions(options) {
-      options.alias = Object.fromEntries(
-        WORKSPACE_PACKAGES.map((name) => [`@turnguard/${name}`, join(sourceRoot, `packages/${name}/src/index.ts`)]),
-      );
+      if (keepUnusedImports) options.ignoreAnnotations = true;
+      // Subpath entries first: esbuild would otherwise read `@turnguard/testkit/server` as a path under the alias of `@turnguard/testkit`.
+      options.alias = Object.fromEntries([
+        ...SUBPATH_ENTRIES.map(([specifier, file]) => [specifier, join(sourceRoot, file)]),
+        ...WORKSPACE_PACKAGES.map((name) => [`@turnguard/${name}`, join(sourceRoot, `packages/${name}/src/index.ts`)]),
+      ]);
     },
   });
   return join(outDir, `${entryName}.cjs`);

@@ -8,4 +8,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: 'node20',
+  // import.meta.url in the CommonJS build (the dashboard command resolves the stats CLI from it).
+  shims: true,
 });

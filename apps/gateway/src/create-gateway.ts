@@ -1,12 +1,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { FetchFunction, Protocol, StatsSink, TurnError } from '@turnguard/core';
+import { TurnError, type FetchFunction, type Protocol, type StatsSink } from '@turnguard/core';
+import { createTempDirDebugDumpWriter } from '@turnguard/core/node';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { resolveGatewayConfig, type GatewayConfig, type GatewayConfigInput } from './config/gateway-config.js';
 import { forwardTurn, type ForwardContext } from './forward/forward-turn.js';
 import { ResponseIdChains } from './forward/response-id-chains.js';
 import { createNodeHttpFetch, type NodeHttpFetch } from './http/create-node-http-fetch.js';
 import { sendJson, sendProtocolError } from './http/send-json.js';
+import { createClientError } from './http/protocol-error-body.js';
+import { answerClientError, type HttpClientError } from './security/answer-client-error.js';
+import { limitBodyIdle } from './security/limit-body-idle.js';
 import { createMeteredSink, GatewayMetrics } from './metrics/gateway-metrics.js';
 import { startMockUpstream, type MockUpstreamHandle } from './mock-upstream.js';
 import { findRouteProtocol, selectPassThroughFamily } from './protocol-routes.js';
@@ -17,6 +21,7 @@ import { notePassThrough, noteRefusal, startAccessLog } from './logging/access-l
 import { assignRequestId, upstreamHostOf } from './logging/request-id.js';
 import { createTurnWatcher } from './logging/turn-watch.js';
 import { createInboundServer } from './http/create-inbound-server.js';
+import { createListenError } from './http/listen-error.js';
 import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
 
@@ -59,7 +64,7 @@ function guessProtocol(path: string): Protocol {
   return path.includes('messages') && !path.includes('chat') ? 'messages' : 'chat';
 }
 
-/** What `OPTIONS` answers (R8.8); a CORS preflight policy is the security layer's (issue 15). */
+/** What `OPTIONS` answers (R8.8); a CORS preflight policy is the security layer's (R8.9). */
 const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
 
 /**
@@ -82,11 +87,22 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   // One undici dispatcher for the recovery routes and the pass-through ones (proxy variables from the gateway's env).
   const upstreamTransport = (): NodeHttpFetch => (transport ??= createNodeHttpFetch({ env: env ?? process.env }));
 
+  /** Closes what `listen` opened besides the server: the transport's pools, the mock, the stats store. */
+  const releaseResources = async (): Promise<void> => {
+    context = undefined;
+    transport?.destroy();
+    transport = undefined;
+    await mock?.close();
+    mock = undefined;
+    await store?.close().catch(() => undefined);
+    store = undefined;
+  };
+
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? '/';
     const bare = path.split('?')[0];
     const protocol = findRouteProtocol(path);
-    // Returned, not awaited: this frame would otherwise stay suspended for the whole stream (issue 19).
+    // Returned, not awaited: this frame would otherwise stay suspended for the whole stream (decision 0291).
     if (protocol !== undefined && request.method === 'POST' && context !== undefined) return forwardTurn(protocol, request, response, context);
     if (request.method === 'OPTIONS') {
       request.resume();
@@ -124,10 +140,24 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     sendProtocolError(response, findRouteProtocol(path) ?? guessProtocol(path), error, error.status);
   };
 
+  /** The response of each socket's current request, for a request time-out that fires while its body is read. */
+  const responses = new WeakMap<Socket, ServerResponse>();
+  const idleBody = createClientError(
+    408,
+    'GATEWAY_BODY_IDLE',
+    `No byte of the request body arrived for ${config.bodyIdleTimeoutMs / 1000} s (bodyIdleTimeoutMs); the connection is closed.`,
+  );
+
   const server: Server = createInboundServer(config, (request, response) => {
     // R12.3: before anything can answer, so every response and log line of this request carries it.
     assignRequestId(request, response);
     startAccessLog(logger, request, response, now ?? Date.now);
+    responses.set(request.socket, response);
+    limitBodyIdle(request, config.bodyIdleTimeoutMs, () => {
+      if (response.headersSent) return void response.destroy();
+      response.setHeader('connection', 'close');
+      refuse(response, (request.url ?? '/').split('?')[0] ?? '/', idleBody);
+    });
     const verdict = guard(request, response);
     if (verdict !== 'pass') {
       request.resume();
@@ -140,6 +170,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       else response.destroy();
     });
   });
+  // R8.9: a request node:http could not read (headers over its limit, a request time-out) gets a readable answer, a log line and a metric.
+  server.on('clientError', (error: HttpClientError, socket: Socket) =>
+    answerClientError(error, socket, {
+      logger,
+      metrics,
+      responseOn: (on) => {
+        const response = responses.get(on);
+        return response === undefined || response.writableEnded ? undefined : response;
+      },
+    }),
+  );
   server.on('connection', (socket) => {
     socket.setNoDelay(true);
     sockets.add(socket);
@@ -161,28 +202,29 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     logger,
     async listen() {
       if (address !== undefined) return address;
-      mock = config.mock ? await startMockUpstream() : undefined;
-      if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
-      const upstreams = mock?.upstreams ?? config.upstreams;
-      context = {
-        config,
-        upstreams,
-        env: withholdEnvironmentKeys(config, env ?? process.env),
-        sink: createMeteredSink(metrics, stats ?? store),
-        metrics,
-        watchTurn: createTurnWatcher(logger, metrics, upstreams),
-        fetch: fetch ?? upstreamTransport().fetch,
-        now: now ?? Date.now,
-        responseChains: new ResponseIdChains(),
-        ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
-      };
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
+      try {
+        mock = config.mock ? await startMockUpstream() : undefined;
+        if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
+        const upstreams = mock?.upstreams ?? config.upstreams;
+        context = {
+          config,
+          upstreams,
+          env: withholdEnvironmentKeys(config, env ?? process.env),
+          sink: createMeteredSink(metrics, stats ?? store),
+          metrics,
+          watchTurn: createTurnWatcher(logger, metrics, upstreams),
+          fetch: fetch ?? upstreamTransport().fetch,
+          now: now ?? Date.now,
+          responseChains: new ResponseIdChains(),
+          ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
+          ...(config.debugDumps === undefined ? {} : { writeDebugDump: createTempDirDebugDumpWriter({ directory: config.debugDumps }) }),
+        };
+        await listenOn(server, config.port, config.host);
+      } catch (error) {
+        // Nothing half-started may keep the process alive: the mock's listener and the transport's pools go too.
+        await releaseResources();
+        throw TurnError.isInstance(error) ? error : createListenError(error, config.host, config.port);
+      }
       address = server.address() as AddressInfo;
       return address;
     },
@@ -192,12 +234,17 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       for (const socket of sockets) socket.destroy();
       await closed;
       address = undefined;
-      transport?.destroy();
-      transport = undefined;
-      await mock?.close();
-      mock = undefined;
-      await store?.close().catch(() => undefined);
-      store = undefined;
+      await releaseResources();
     },
   };
+}
+
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }

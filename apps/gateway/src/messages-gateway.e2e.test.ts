@@ -71,7 +71,8 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
     });
     const records = await readSseRecords(raw);
     expect(records.at(-1)?.event).toBe('error');
-    expect(JSON.parse(records.at(-1)!.data)).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    // Final after output (R8.10, decision 0360): a type Claude Code does not resend, not api_error.
+    expect(JSON.parse(records.at(-1)!.data)).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     expect(records.some((record) => record.event === 'message_stop')).toBe(false);
   });
 

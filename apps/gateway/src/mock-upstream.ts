@@ -1,5 +1,5 @@
 import { RECOVERY_INSTRUCTION, type Protocol } from '@turnguard/core';
-import { scenario, startLoopbackUpstream, type LoopbackUpstream, type RecordedRequest, type ScenarioInput } from '@turnguard/testkit';
+import { scenario, startLoopbackUpstream, type LoopbackUpstream, type RecordedRequest, type ScenarioInput } from '@turnguard/testkit/server';
 
 export interface MockUpstreamHandle {
   /** Base URL per route, as the adapters expect them (Messages without `/v1`). */
@@ -30,9 +30,15 @@ export function pickMockScenario(protocol: Protocol, request: RecordedRequest): 
   return base.reasoning(80).text(MOCK_ANSWER).usage({ input: 12, output: 24 });
 }
 
-/** The embedded testkit upstream on 127.0.0.1 (a real socket, no msw), so the gateway runs offline. */
+/**
+ * The embedded testkit upstream on 127.0.0.1 (a real socket, no msw: the
+ * testkit's msw-free entry, R10.3), so the gateway runs offline. It answers
+ * the side routes clients call too (`GET /v1/models`, Messages
+ * `count_tokens`, R8.8), and every error it writes says "turnguard mock", so
+ * a reader knows the answer is not a provider's.
+ */
 export async function startMockUpstream(): Promise<MockUpstreamHandle> {
-  const upstream = await startLoopbackUpstream({ defaultScenario: pickMockScenario });
+  const upstream = await startLoopbackUpstream({ defaultScenario: pickMockScenario, name: 'turnguard mock' });
   const root = upstream.baseUrl.replace(/\/v1$/, '');
   return {
     upstream,

@@ -61,8 +61,8 @@ describe('R8 gateway × openai responses', () => {
     expect(types.at(-1)).toBe('response.failed');
     expect(types).not.toContain('response.completed');
     const errorRecord = records.find((record) => record.event === 'error');
-    // The adapter's encoder names a cut `server_error` (it has no STREAM_CUT code); the message says why.
-    expect(JSON.parse(errorRecord!.data)).toMatchObject({ type: 'error', error: { message: expect.stringContaining('without a finish frame') } });
+    // Final after output (R8.10, decision 0360): the code Codex does not resend, the message says so in plain words.
+    expect(JSON.parse(errorRecord!.data)).toMatchObject({ type: 'error', error: { code: 'invalid_prompt', message: expect.stringContaining('(STREAM_CUT). It is final') } });
     expect(types.lastIndexOf('response.output_text.delta')).toBeLessThan(types.indexOf('error'));
     expect(harness.upstream.requests).toHaveLength(2);
   });

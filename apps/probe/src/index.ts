@@ -3,6 +3,8 @@ export { parseProbeArgs, DEFAULT_OUT_DIR, type ProbeConfig, type ProbeTarget } f
 export { formatProbeUsage } from './cli/probe-usage.js';
 export { runProbe, type RunProbeOptions, type ProbeReport } from './run-probe.js';
 export { PROBE_SCENARIOS, DEFAULT_SCENARIO_NAME, findScenario } from './scenarios/scenario-catalog.js';
+// The protocols a probe runs on, so a program needs no import of core for `protocols`.
+export { PROTOCOLS } from '@turnguard/core';
 export { formatSummaryTable } from './report/format-summary-table.js';
 export type { TraceEntry } from './report/trace-recorder.js';
 export type { ProbeRunInfo, ResultFiles } from './report/write-result-files.js';

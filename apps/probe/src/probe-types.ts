@@ -1,5 +1,5 @@
 import type { Message, Protocol, ToolHandler, TurnSettings, UsageSample } from '@turnguard/core';
-import type { LoopbackUpstream } from '@turnguard/testkit';
+import type { LoopbackUpstream } from '@turnguard/testkit/server';
 
 
 /**

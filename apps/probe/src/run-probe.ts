@@ -1,9 +1,10 @@
 import type { Protocol, UpstreamTarget } from '@turnguard/core';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
-import { startLoopbackUpstream, type LoopbackUpstream, type ScenarioQueue } from '@turnguard/testkit';
+import { startLoopbackUpstream, type LoopbackUpstream, type ScenarioQueue } from '@turnguard/testkit/server';
 import type { ProbeTarget } from './cli/parse-probe-args.js';
 import { DEFAULT_CONTENT, MOCK_TIMING, type ProbeContent, type ProbeRunResult, type ProbeScenario, type ProbeTiming } from './probe-types.js';
 import type { ProgressOutput } from './progress/progress-renderer.js';
+import { describeDashboardCommand } from './report/dashboard-command.js';
 import { formatSummaryTable } from './report/format-summary-table.js';
 import { TraceRecorder } from './report/trace-recorder.js';
 import { writeResultFiles, type ResultFiles } from './report/write-result-files.js';
@@ -28,6 +29,8 @@ export interface RunProbeOptions {
   now?: () => number;
   /** A mock upstream to use instead of starting one (left open); tests inspect what it received. */
   upstream?: LoopbackUpstream;
+  /** Where the printed commands are run from (paths inside it are shown relative); default `process.cwd()`. */
+  cwd?: string;
 }
 
 export interface ProbeReport {
@@ -45,10 +48,6 @@ function describeTarget(options: RunProbeOptions, timing: ProbeTiming): string {
 function resolveTarget(target: ProbeTarget, upstream: LoopbackUpstream | undefined, protocol: Protocol): UpstreamTarget {
   if (target.kind === 'real') return { baseUrl: target.baseUrl, apiKey: target.apiKey };
   return buildMockTarget((upstream as LoopbackUpstream).baseUrl, protocol);
-}
-
-function quoteForShell(path: string): string {
-  return /^[\w@%+=:,./~-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The mock must have served exactly the queued replies: a leftover or an extra request means the run went wrong. */
@@ -123,11 +122,8 @@ export async function runProbe(options: RunProbeOptions): Promise<ProbeReport> {
   write(`\n${formatSummaryTable(results)}\n`);
   write(`result: ${files.resultPath}\ntrace:  ${files.tracePath}\n`);
   if (options.statsFile !== undefined) {
-    const file = quoteForShell(options.statsFile);
     write(`stats:  ${options.statsFile}\n`);
-    // `turnguard-stats` is the bin of the published @turnguard/stats (a dependency of
-    // the probe), so this works wherever the probe was installed, not only in the repo (R10.4).
-    write(`dashboard: npx -y @turnguard/stats serve --file ${file}\n`);
+    write(`dashboard: ${describeDashboardCommand(options.statsFile, options.cwd)}\n`);
   }
   return { results, files, statsFile: options.statsFile, passed: results.every((result) => result.passed) };
 }

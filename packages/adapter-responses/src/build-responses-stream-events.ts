@@ -284,14 +284,22 @@ function buildToolCallItem(open: OpenItem, status: 'in_progress' | 'completed'):
 function describeError(error: TurnError): { type: string; code: string; message: string } {
   const upstreamCode = typeof error.details.upstreamCode === 'string' ? error.details.upstreamCode : undefined;
   const upstreamType = typeof error.details.upstreamType === 'string' ? error.details.upstreamType : undefined;
-  const derived = KIND_TO_CODE[error.kind];
-  return { type: upstreamType ?? derived ?? 'server_error', code: upstreamCode ?? derived ?? error.code, message: error.message };
+  const derivedCode = KIND_TO_CODE[error.kind];
+  const derivedType = KIND_TO_TYPE[error.kind] ?? derivedCode;
+  return { type: upstreamType ?? derivedType ?? 'server_error', code: upstreamCode ?? derivedCode ?? error.code, message: error.message };
 }
 
 const KIND_TO_CODE: Partial<Record<TurnError['kind'], string>> = {
   rate_limit: 'rate_limit_exceeded',
   prompt_too_long: 'context_length_exceeded',
   content_filter: 'content_filter',
-  invalid_request: 'invalid_request_error',
+  // The request-level code of `ResponseError.code` (openai-node resources/responses): Codex reads it
+  // as a request it must not send again as is, where any other code is retried (decision 0360).
+  invalid_request: 'invalid_prompt',
   media_too_large: 'image_too_large',
+};
+
+/** Where the error `type` is not the code: OpenAI's `type` vocabulary names the class. */
+const KIND_TO_TYPE: Partial<Record<TurnError['kind'], string>> = {
+  invalid_request: 'invalid_request_error',
 };

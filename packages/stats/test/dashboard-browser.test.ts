@@ -8,19 +8,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboardServer, type DashboardServer } from '../src/dashboard/serve-dashboard.js';
 import { createStatsStore } from '../src/store/stats-store.js';
 import { createTestSample } from '../src/store/test-samples.js';
+import { browserSkipReason } from './browser-skip-reason.js';
 import { makeTurnRecordCountedAs } from '../src/store/test-turns.js';
 
 /*
  * R6.6 in a real headless Chromium (Debian `chromium` + playwright-core).
- * On a machine without /usr/bin/chromium this suite is skipped, not failed;
- * CI installs it first (scripts/ensure-chromium.mjs).
+ * On a machine without /usr/bin/chromium, or with TURNGUARD_SKIP_BROWSER=1,
+ * this suite is skipped and says why; CI installs it first
+ * (scripts/ensure-chromium.mjs).
  */
 const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
+const skipReason = browserSkipReason(process.env, existsSync(CHROMIUM), CHROMIUM);
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const NO_USAGE = { inputTokens: undefined, cachedInputTokens: undefined, cacheCreationInputTokens: undefined, outputTokens: undefined, reasoningTokens: undefined, totalTokens: undefined };
 
-if (!hasChromium) console.warn(`[stats] dashboard browser test skipped: ${CHROMIUM} not found (apt-get install chromium)`);
+if (skipReason !== undefined) console.warn(`[stats] dashboard browser test skipped: ${skipReason}`);
 
 let dir: string;
 let browser: BrowserContext | undefined;
@@ -90,7 +92,7 @@ async function openDashboard(server: DashboardServer): Promise<{ page: Page; for
   return { page, foreignRequests };
 }
 
-describe.skipIf(!hasChromium)('R6.6 dashboard in headless Chromium', () => {
+describe.skipIf(skipReason !== undefined)(`R6.6 dashboard in headless Chromium${skipReason === undefined ? '' : ` (skipped: ${skipReason})`}`, () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tg-stats-dash-'));
     userDataDir = await mkdtemp(join(tmpdir(), 'tg-stats-chromium-'));

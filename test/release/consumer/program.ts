@@ -1,6 +1,7 @@
 // A user's program, typechecked against the packed tarballs (R10.2): the
 // three adapters fed the user's own SDK request types, runTurn, the stats
-// store as its sink, and the gateway's and probe's library entries.
+// store as its sink, and the gateway's and probe's library entries, whose
+// types reach only the testkit's msw-free entry (no DOM lib needed).
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
@@ -9,6 +10,9 @@ import { chatAdapter } from '@turnguard/adapter-chat';
 import { messagesAdapter } from '@turnguard/adapter-messages';
 import { responsesAdapter } from '@turnguard/adapter-responses';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
+import { createGateway, type Gateway } from '@turnguard/gateway';
+import { runProbe, PROBE_SCENARIOS } from '@turnguard/probe';
+import { scenario, startLoopbackUpstream } from '@turnguard/testkit/server';
 
 const stats: StatsStore = createStatsStore({ path: '/tmp/turnguard-consumer/stats.json' });
 
@@ -43,4 +47,26 @@ export async function runAll(signal: AbortSignal): Promise<TurnResult[]> {
 
 function describe(event: TurnEvent): string {
   return event.type;
+}
+
+export async function startOfflineGateway(): Promise<Gateway> {
+  const gateway = createGateway({ port: 0, mock: true, statsPath: undefined });
+  gateway.mockUpstream?.upstream.chat.enqueue(scenario.chat().text('Hello'));
+  await gateway.listen();
+  return gateway;
+}
+
+export async function probeOnce(): Promise<boolean> {
+  const upstream = await startLoopbackUpstream({ name: 'consumer mock' });
+  const report = await runProbe({
+    scenarios: PROBE_SCENARIOS.slice(0, 1),
+    protocols: ['chat'],
+    target: { kind: 'mock' },
+    outDir: '/tmp/turnguard-consumer/probe',
+    statsFile: undefined,
+    output: { write: () => undefined, isTTY: false },
+    upstream,
+  });
+  await upstream.close();
+  return report.passed;
 }

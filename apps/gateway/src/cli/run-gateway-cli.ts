@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { TurnError } from '@turnguard/core';
 import { resolveStatsFilePath, runStatsCli, type DashboardServer } from '@turnguard/stats';
 import { loadGatewayConfig } from '../config/load-config.js';
@@ -19,11 +20,13 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
   --upstream-responses <url>  (TURNGUARD_UPSTREAM_RESPONSES, default https://api.openai.com/v1)
   --upstream-messages <url>   (TURNGUARD_UPSTREAM_MESSAGES, default https://api.anthropic.com)
   --max-body-bytes <n>        request body limit (TURNGUARD_MAX_BODY_BYTES, default 33554432)
-  --stats-file <path>         stats.json (TURNGUARD_STATS_FILE, default ~/.turnguard/stats.json)
+  --stats-file <path>         stats.json (TURNGUARD_STATS_FILE, default ~/.turnguard/stats.json;
+                              with --mock ~/.turnguard/mock-stats.json)
   --no-stats                  record no stats
   --stream-recovery <v>       off | on | JSON of lowered limits (TURNGUARD_STREAM_RECOVERY)
   --max-retries <n>           R1 retries (TURNGUARD_MAX_RETRIES, default 10)
   --mock                      forward to the embedded offline mock upstream (TURNGUARD_MOCK=1)
+  --debug-dumps <dir>         write one redacted JSON file (mode 600) per upstream 400 there (TURNGUARD_DEBUG_DUMPS)
   --auth-token <t>            the gateway's own token (prefer TURNGUARD_AUTH_TOKEN: flags show in ps)
   --allowed-host <name>       accept this Host besides loopback names (repeatable; TURNGUARD_ALLOWED_HOSTS)
   --cors-origin <origin>      allow this browser origin (repeatable; TURNGUARD_CORS_ORIGINS)
@@ -31,6 +34,7 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
                               listen off loopback without a token (env keys are then withheld)
   --headers-timeout-ms <n>    (TURNGUARD_HEADERS_TIMEOUT_MS, default 66000)
   --request-timeout-ms <n>    whole request incl. body (TURNGUARD_REQUEST_TIMEOUT_MS, default 300000)
+  --body-idle-timeout-ms <n>  longest gap between body bytes (TURNGUARD_BODY_IDLE_TIMEOUT_MS, default 60000)
   --keep-alive-timeout-ms <n> idle keep-alive (TURNGUARD_KEEP_ALIVE_TIMEOUT_MS, default 65000)
   --log-level <level>         fatal|error|warn|info|debug|trace|silent (TURNGUARD_LOG_LEVEL, default info)
   --log-format <f>            json | pretty (TURNGUARD_LOG_FORMAT, default json)
@@ -58,7 +62,14 @@ export interface GatewayCliResult {
 async function serve(argv: readonly string[], io: GatewayCliIo): Promise<GatewayCliResult> {
   let gateway: Gateway;
   try {
-    const { config, help } = await loadGatewayConfig({ argv, env: io.env, defaultStatsPath: resolveStatsFilePath(undefined, io.env) });
+    const defaultStatsPath = resolveStatsFilePath(undefined, {});
+    const { config, help } = await loadGatewayConfig({
+      argv,
+      env: io.env,
+      defaultStatsPath,
+      // --mock traffic is not the user's: it goes beside the real stats.json unless a flag, the file or TURNGUARD_STATS_FILE says where.
+      defaultMockStatsPath: join(dirname(defaultStatsPath), 'mock-stats.json'),
+    });
     if (help) {
       io.writeOut(GATEWAY_CLI_USAGE);
       return { exitCode: 0 };
@@ -67,19 +78,32 @@ async function serve(argv: readonly string[], io: GatewayCliIo): Promise<Gateway
     gateway = createGateway({ ...config, env: io.env, logDestination: { write: (line: string) => io.writeOut(line) } });
     await gateway.listen();
   } catch (error) {
-    const message = TurnError.isInstance(error) ? error.message : `cannot start: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-    io.writeErr(`turnguard serve: ${message}\n`);
+    io.writeErr(`turnguard serve: ${describeStartFailure(error)}\n`);
     return { exitCode: 2 };
   }
   const url = gateway.url ?? '';
   const lines = [`turnguard gateway listening on ${url}${gateway.config.mock ? ' (mock upstream)' : ''}`];
   lines.push(...describeRoutes(url, gateway.mockUpstream?.upstreams ?? gateway.config.upstreams));
   lines.push(`  stats     ${gateway.config.statsPath ?? 'off'}`, `  metrics   ${url}/metrics`, `  auth      ${describeAuth(gateway)}`);
+  if (gateway.config.debugDumps !== undefined) lines.push(`  dumps     ${gateway.config.debugDumps} (one file per upstream 400, mode 600)`);
   if (gateway.config.authToken === undefined && gateway.config.dangerouslyAllowUnauthenticatedNetwork && !isLoopbackHost(gateway.config.host)) {
     io.writeErr('turnguard serve: WARNING: listening off loopback WITHOUT a gateway token (--dangerously-allow-unauthenticated-network); environment provider keys are withheld.\n');
   }
   io.writeOut(`${lines.join('\n')}\n`);
   return { exitCode: 0, gateway };
+}
+
+/** The flag and variable behind each listen setting, so a failed start says what to change. */
+const LISTEN_OPTION_HINTS: Record<string, string> = {
+  port: 'Choose another port with --port <n> (or TURNGUARD_PORT); --port 0 takes any free port.',
+  host: 'Choose another listen address with --host <address> (or TURNGUARD_HOST), e.g. 127.0.0.1.',
+};
+
+/** Every start-up failure in one line: what failed, where, and the option that changes it. */
+function describeStartFailure(error: unknown): string {
+  if (!TurnError.isInstance(error)) return `cannot start: ${(error as Error).message}`;
+  const hint = error.code === 'GATEWAY_LISTEN_FAILED' ? LISTEN_OPTION_HINTS[String(error.details.option)] : undefined;
+  return hint === undefined ? error.message : `${error.message} ${hint}`;
 }
 
 function describeAuth(gateway: Gateway): string {

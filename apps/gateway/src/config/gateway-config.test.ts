@@ -11,9 +11,17 @@ describe('gateway config validation', () => {
   });
 
   it('rejects unknown keys, at the top and nested, naming them', () => {
-    expect(errorOf(() => resolveGatewayConfig({ prot: 1 } as never)).message).toBe('Unknown config key "prot".');
-    expect(errorOf(() => resolveGatewayConfig({ upstreams: { embeddings: 'http://x' } } as never)).message).toBe('Unknown config key "upstreams.embeddings".');
+    expect(errorOf(() => resolveGatewayConfig({ prot: 1 } as never)).message).toMatch(/^Unknown config key "prot"\. Known: host, port, upstreams, maxBodyBytes, statsPath, streamRecovery, retry, mock, routing, debugDumps, authToken, .*logFormat/);
+    expect(errorOf(() => resolveGatewayConfig({ upstreams: { embeddings: 'http://x' } } as never)).message).toBe('Unknown option "upstreams.embeddings". Known: chat, messages, responses.');
     expect(errorOf(() => resolveGatewayConfig({ retry: { tries: 1 } } as never)).code).toBe('GATEWAY_INVALID_CONFIG');
+  });
+
+  it('an unknown stream-recovery option is refused with the options that exist (R4.8)', () => {
+    const error = errorOf(() => resolveGatewayConfig({ streamRecovery: { maxRecoveries: 5 } as never }));
+    expect(error.code).toBe('GATEWAY_INVALID_CONFIG');
+    expect(error.message).toBe(
+      'Unknown option "streamRecovery.maxRecoveries". Known: enabled, recoveriesPerTurn, turnTimeoutMs, recoverySegmentTimeoutMs, recoveryMaxOutputTokens, checkpointMaxChars, contextWindowTokens, modelMaxOutputTokens.',
+    );
   });
 
   it('rejects bad URLs, non-http schemes and credentials in URLs', () => {
@@ -65,7 +73,8 @@ describe('loadGatewayConfig: file < environment < flags', () => {
   it('reports unreadable files, bad JSON, unknown flags and bad numbers clearly', async () => {
     const load = (argv: string[], env: Record<string, string> = {}) => loadGatewayConfig({ argv, env, defaultStatsPath: undefined, readTextFile: read });
     await expect(load(['--config', '/missing.json'])).rejects.toThrow('Cannot read the config file /missing.json (ENOENT).');
-    await expect(load(['--frobnicate'])).rejects.toThrow(/Unknown option '--frobnicate'/);
+    await expect(load(['--frobnicate'])).rejects.toThrow(/^Unknown option '--frobnicate'\. Known: --config, --host, --port, .*--stream-recovery, .*--log-format, --help\.$/);
+    await expect(load(['--stream-recovery', '{"maxRecoveries":5}'])).rejects.toThrow(/^Unknown option "streamRecovery\.maxRecoveries"\. Known: enabled, recoveriesPerTurn, /);
     await expect(load(['--port', 'eighty'])).rejects.toThrow('--port must be a whole number, got "eighty".');
     await expect(load([], { TURNGUARD_STREAM_RECOVERY: '{"checkpointMaxChars": 999999}' })).rejects.toThrow(/above its default/);
   });

@@ -29,6 +29,8 @@ export interface GatewayConfig extends InboundSettings {
   mock: boolean;
   /** Named upstreams, model routes and fallback chains (R11.1); `upstreams` above stay the simple form. */
   routing: RoutingSettings;
+  /** Directory for one redacted JSON file per upstream 400 (R1.10); undefined = no dumps. */
+  debugDumps: string | undefined;
 }
 
 /** A config as given by a file, the environment or flags: every key optional. */
@@ -44,6 +46,7 @@ export interface GatewayConfigInput extends Partial<Omit<InboundSettings, 'authT
   mock?: boolean;
   /** Validated by `parseRoutingSettings` (zod); only the config file sets it. */
   routing?: unknown;
+  debugDumps?: string | null;
 }
 
 export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
@@ -60,10 +63,11 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   retry: {},
   mock: false,
   routing: EMPTY_ROUTING_SETTINGS,
+  debugDumps: undefined,
   ...DEFAULT_INBOUND_SETTINGS,
 };
 
-const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', 'routing', ...INBOUND_KEYS]);
+const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', 'routing', 'debugDumps', ...INBOUND_KEYS]);
 const UPSTREAM_KEYS = new Set<string>(PROTOCOLS);
 const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
 
@@ -79,10 +83,31 @@ export function rejectConfig(message: string, option: string): never {
   throw new TurnError({ kind: 'invalid_request', code: 'GATEWAY_INVALID_CONFIG', retryable: false, message, details: { option } });
 }
 
+/**
+ * Every `streamRecovery` option core accepts (R4.8). `satisfies` makes the
+ * list exhaustive: an option added to core's type fails this file's
+ * typecheck until it is listed, so the message below never goes stale.
+ */
+const STREAM_RECOVERY_KEYS = new Set(
+  Object.keys({
+    enabled: true,
+    recoveriesPerTurn: true,
+    turnTimeoutMs: true,
+    recoverySegmentTimeoutMs: true,
+    recoveryMaxOutputTokens: true,
+    checkpointMaxChars: true,
+    contextWindowTokens: true,
+    modelMaxOutputTokens: true,
+  } satisfies Record<keyof StreamRecoveryOptions, true>),
+);
+
+/** An unknown key is refused with the keys that exist, so the fix is on the same line. */
 function checkKeys(value: unknown, known: ReadonlySet<string>, where: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) rejectConfig(`${where} must be an object.`, where);
   for (const key of Object.keys(value)) {
-    if (!known.has(key)) rejectConfig(`Unknown config key "${where === 'config' ? key : `${where}.${key}`}".`, key);
+    if (known.has(key)) continue;
+    const name = where === 'config' ? key : `${where}.${key}`;
+    rejectConfig(`Unknown ${where === 'config' ? 'config key' : 'option'} "${name}". Known: ${[...known].join(', ')}.`, name);
   }
   return value as Record<string, unknown>;
 }
@@ -142,7 +167,8 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     config.statsPath = merged.statsPath;
   }
   if (merged.streamRecovery !== undefined) {
-    // R4.8: core validates (unknown options, limits above the defaults) and its TurnError is surfaced as is.
+    if (merged.streamRecovery !== false) checkKeys(merged.streamRecovery, STREAM_RECOVERY_KEYS, 'streamRecovery');
+    // R4.8: core validates the values (limits above the defaults) and its TurnError is surfaced as is.
     resolveStreamRecoveryConfig(merged.streamRecovery as false | StreamRecoveryOptions);
     config.streamRecovery = merged.streamRecovery as false | StreamRecoveryOptions;
   }
@@ -153,6 +179,10 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     if (retry.initialDelayMs !== undefined) settings.initialDelayMs = readInteger(retry.initialDelayMs, 'retry.initialDelayMs', 0, 600_000);
     if (retry.maxDelayMs !== undefined) settings.maxDelayMs = readInteger(retry.maxDelayMs, 'retry.maxDelayMs', 0, 3_600_000);
     config.retry = settings;
+  }
+  if (merged.debugDumps !== undefined && merged.debugDumps !== null) {
+    if (typeof merged.debugDumps !== 'string' || merged.debugDumps === '') rejectConfig('debugDumps must be a directory path.', 'debugDumps');
+    config.debugDumps = merged.debugDumps;
   }
   if (merged.mock !== undefined) {
     if (typeof merged.mock !== 'boolean') rejectConfig('mock must be true or false.', 'mock');

@@ -17,10 +17,12 @@ export interface InboundSettings {
   corsOrigins: string[];
   /** The loud override: listen off loopback without a token. */
   dangerouslyAllowUnauthenticatedNetwork: boolean;
-  /** Time to receive a request's headers (above the keep-alive time-out, as issue 19 asks). */
+  /** Time to receive a request's headers (above the keep-alive time-out, decision 0241). */
   headersTimeoutMs: number;
   /** Time to receive a whole request, headers and body. */
   requestTimeoutMs: number;
+  /** Longest gap between two reads of a request body (nginx's `client_body_timeout`). */
+  bodyIdleTimeoutMs: number;
   /** How long an idle keep-alive connection stays open (longer than common client pools). */
   keepAliveTimeoutMs: number;
   logLevel: LogLevel;
@@ -34,6 +36,7 @@ export const DEFAULT_INBOUND_SETTINGS: InboundSettings = {
   dangerouslyAllowUnauthenticatedNetwork: false,
   headersTimeoutMs: 66_000,
   requestTimeoutMs: 300_000,
+  bodyIdleTimeoutMs: 60_000,
   keepAliveTimeoutMs: 65_000,
   logLevel: 'info',
   logFormat: 'json',
@@ -115,7 +118,7 @@ export function resolveInboundSettings(merged: Record<string, unknown>, host: st
   if (merged.dangerouslyAllowUnauthenticatedNetwork !== undefined) {
     settings.dangerouslyAllowUnauthenticatedNetwork = readBoolean(merged.dangerouslyAllowUnauthenticatedNetwork, 'dangerouslyAllowUnauthenticatedNetwork');
   }
-  for (const key of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
+  for (const key of ['headersTimeoutMs', 'requestTimeoutMs', 'bodyIdleTimeoutMs', 'keepAliveTimeoutMs'] as const) {
     if (merged[key] !== undefined) settings[key] = readTimeout(merged[key], key);
   }
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

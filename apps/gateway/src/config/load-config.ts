@@ -16,12 +16,14 @@ export const SERVE_FLAGS = {
   'stream-recovery': { type: 'string' },
   'max-retries': { type: 'string' },
   mock: { type: 'boolean' },
+  'debug-dumps': { type: 'string' },
   'auth-token': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   'cors-origin': { type: 'string', multiple: true },
   'dangerously-allow-unauthenticated-network': { type: 'boolean' },
   'headers-timeout-ms': { type: 'string' },
   'request-timeout-ms': { type: 'string' },
+  'body-idle-timeout-ms': { type: 'string' },
   'keep-alive-timeout-ms': { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
@@ -33,6 +35,8 @@ export interface LoadConfigSources {
   env: Record<string, string | undefined>;
   /** Where `stats.json` goes when neither a flag, the environment nor the file says (the stats CLI's default). */
   defaultStatsPath: string | undefined;
+  /** The same with `--mock`: mock traffic must not mix into the real stats (default: `defaultStatsPath`). */
+  defaultMockStatsPath?: string | undefined;
   readTextFile?: (path: string) => Promise<string>;
 }
 
@@ -81,11 +85,13 @@ export function readEnvironmentLayer(env: Record<string, string | undefined>): G
     streamRecovery: toStreamRecovery(env.TURNGUARD_STREAM_RECOVERY, 'TURNGUARD_STREAM_RECOVERY'),
     retry: { maxRetries: toInteger(env.TURNGUARD_MAX_RETRIES, 'TURNGUARD_MAX_RETRIES') },
     mock: toBoolean(env.TURNGUARD_MOCK, 'TURNGUARD_MOCK'),
+    debugDumps: env.TURNGUARD_DEBUG_DUMPS,
     authToken: env.TURNGUARD_AUTH_TOKEN,
     allowedHosts: toList(env.TURNGUARD_ALLOWED_HOSTS),
     corsOrigins: toList(env.TURNGUARD_CORS_ORIGINS),
     headersTimeoutMs: toInteger(env.TURNGUARD_HEADERS_TIMEOUT_MS, 'TURNGUARD_HEADERS_TIMEOUT_MS'),
     requestTimeoutMs: toInteger(env.TURNGUARD_REQUEST_TIMEOUT_MS, 'TURNGUARD_REQUEST_TIMEOUT_MS'),
+    bodyIdleTimeoutMs: toInteger(env.TURNGUARD_BODY_IDLE_TIMEOUT_MS, 'TURNGUARD_BODY_IDLE_TIMEOUT_MS'),
     keepAliveTimeoutMs: toInteger(env.TURNGUARD_KEEP_ALIVE_TIMEOUT_MS, 'TURNGUARD_KEEP_ALIVE_TIMEOUT_MS'),
     logLevel: env.TURNGUARD_LOG_LEVEL as GatewayConfigInput['logLevel'],
     logFormat: env.TURNGUARD_LOG_FORMAT as GatewayConfigInput['logFormat'],
@@ -99,7 +105,10 @@ export function parseServeFlags(argv: readonly string[]): ServeFlagValues {
   try {
     return parseArgs({ args: [...argv], options: SERVE_FLAGS, allowPositionals: false, strict: true }).values as ServeFlagValues;
   } catch (error) {
-    return rejectConfig((error as Error).message, 'argv');
+    // node:util names the flag; for an unknown one the flags that exist follow, as for an unknown config key.
+    const message = (error as Error).message.split('. To specify a positional')[0]!.replace(/\.$/, '');
+    const known = Object.keys(SERVE_FLAGS).map((flag) => `--${flag}`).join(', ');
+    return rejectConfig(message.startsWith('Unknown option') ? `${message}. Known: ${known}.` : `${message}.`, 'argv');
   }
 }
 
@@ -113,12 +122,14 @@ function readFlagLayer(flags: ServeFlagValues): GatewayConfigInput {
     streamRecovery: toStreamRecovery(flags['stream-recovery'], '--stream-recovery'),
     retry: { maxRetries: toInteger(flags['max-retries'], '--max-retries') },
     mock: flags.mock,
+    debugDumps: flags['debug-dumps'],
     authToken: flags['auth-token'],
     allowedHosts: flags['allowed-host'],
     corsOrigins: flags['cors-origin'],
     dangerouslyAllowUnauthenticatedNetwork: flags['dangerously-allow-unauthenticated-network'],
     headersTimeoutMs: toInteger(flags['headers-timeout-ms'], '--headers-timeout-ms'),
     requestTimeoutMs: toInteger(flags['request-timeout-ms'], '--request-timeout-ms'),
+    bodyIdleTimeoutMs: toInteger(flags['body-idle-timeout-ms'], '--body-idle-timeout-ms'),
     keepAliveTimeoutMs: toInteger(flags['keep-alive-timeout-ms'], '--keep-alive-timeout-ms'),
     logLevel: flags['log-level'] as GatewayConfigInput['logLevel'],
     logFormat: flags['log-format'] as GatewayConfigInput['logFormat'],
@@ -144,6 +155,9 @@ export async function loadGatewayConfig(sources: LoadConfigSources): Promise<{ c
   const flags = parseServeFlags(sources.argv);
   const filePath = flags.config ?? sources.env.TURNGUARD_CONFIG;
   const fileLayer = filePath === undefined ? {} : await readFileLayer(filePath, sources.readTextFile ?? ((path) => readFile(path, 'utf8')));
-  const layers = [{ statsPath: sources.defaultStatsPath }, fileLayer, readEnvironmentLayer(sources.env), readFlagLayer(flags)];
-  return { config: resolveGatewayConfig(...layers), help: flags.help === true };
+  const layers = [fileLayer, readEnvironmentLayer(sources.env), readFlagLayer(flags)];
+  // The default stats file depends on --mock, which any layer may set: resolved once to learn it.
+  const { mock } = resolveGatewayConfig(...layers);
+  const defaultStatsPath = mock ? (sources.defaultMockStatsPath ?? sources.defaultStatsPath) : sources.defaultStatsPath;
+  return { config: resolveGatewayConfig({ statsPath: defaultStatsPath }, ...layers), help: flags.help === true };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runTurn, TurnError, type FetchFunction, type Protocol, type StatsSink, type TurnResult } from '@turnguard/core';
+import { runTurn, TurnError, type DebugDump, type FetchFunction, type Protocol, type StatsSink, type TurnResult } from '@turnguard/core';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
 import { sendProtocolError } from '../http/send-json.js';
@@ -33,6 +33,8 @@ export interface ForwardContext {
   responseChains: ResponseIdChains;
   /** Gap between `: keep-alive` comments while a stream's upstream is silent (decision 0233); default 15 s. */
   sseKeepAliveMs?: number;
+  /** R1.10, opt-in (`--debug-dumps`): persists one redacted dump per upstream 400 and returns its path. */
+  writeDebugDump?: (dump: DebugDump) => Promise<string>;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -87,7 +89,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const adapter = selectAdapter(protocol);
   // Only a stream can leave usage out: a non-streaming chat.completion always carries it, as OpenAI's does.
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
-  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
+  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (R8.2, R8.6).
   const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
   const upstream = new UpstreamResponses();
   // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235); a stream relays its bytes.
@@ -103,7 +105,12 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
       fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
-      retry: { ...context.config.retry, onRetry: watch.onRetry },
+      // runTurn redacts a dump by this request's own credential values (its target's key and headers).
+      retry: {
+        ...context.config.retry,
+        onRetry: watch.onRetry,
+        ...(context.writeDebugDump === undefined ? {} : { debugDump: { describeRequest: () => body, write: context.writeDebugDump } }),
+      },
       streamRecovery: context.config.streamRecovery,
       stats: context.sink,
       now: context.now,
@@ -114,7 +121,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   }
   watch.settle(run.result);
   const keep = createEventFilter({ dropUsage });
-  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, issue 19).
+  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, decision 0293).
   const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
   // the current segment is aborted and no recovery follows (runTurn's consumer stop).
@@ -133,7 +140,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte });
   const remembersChain = protocol === 'responses' && body.store !== false;
   // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
-  // whole stream (issue 19, decision 0291).
+  // whole stream (decision 0291).
   return relayed.finally(() => {
     response.off('close', onClose);
     // The turn is recorded (R6.2) on every path, including a client that left, before this settles.

@@ -22,7 +22,7 @@ export function sendFinalFailure(response: ServerResponse, protocol: Protocol, e
   const isUpstreamsOwn = seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status;
   if (!isUpstreamsOwn) {
     const seenHeaders = upstream.last === undefined ? {} : selectRelayedResponseHeaders(upstream.last.headers);
-    sendProtocolError(response, protocol, error, undefined, seenHeaders);
+    sendProtocolError(response, protocol, wordForClient(error), undefined, seenHeaders);
     return;
   }
   const body = seen.errorBody!;
@@ -34,4 +34,39 @@ export function sendFinalFailure(response: ServerResponse, protocol: Protocol, e
     'x-should-retry': 'false',
   });
   response.end(body);
+}
+
+/**
+ * core words its errors for the program that called runTurn, "the host";
+ * through the gateway the reader is the client (the SDK or CLI that sent the
+ * request), so every failure the gateway writes, as JSON or in-stream, names
+ * it so (R8.3).
+ */
+export function wordForClient(error: TurnError): TurnError {
+  const message = error.message.replace(/\b([Tt]he) host('s)?\b/g, (_match, article: string, possessive: string | undefined) => `${article} client${possessive ?? ''}`);
+  return message === error.message ? error : error.with({ message });
+}
+
+/**
+ * R8.10: a turn that failed after output is final — the gateway already
+ * retried and recovered what it could, and a resend as is runs (and bills)
+ * the whole turn again. After a stream's headers left, `x-should-retry`
+ * cannot say so; this error, encoded by the adapters, can: kind
+ * `invalid_request` becomes Chat's and Messages' `invalid_request_error` and
+ * Responses' `invalid_prompt`, the in-stream shapes Claude Code, Codex,
+ * opencode (the AI SDK) and Qwen Code each stop on (decision 0360). The
+ * message says what happened in plain words and keeps turnguard's code
+ * (`STREAM_CUT`, `TIMEOUT`…); it leaves out the upstream's cause, whose words
+ * ("overloaded", "server error") some clients read as "resend".
+ */
+export function toFinalFailure(error: TurnError): TurnError {
+  const { upstreamCode: _code, upstreamType: _type, ...details } = error.details;
+  return error.with({
+    kind: 'invalid_request',
+    retryable: false,
+    message:
+      `The turn failed after part of its answer had reached the client (${error.code}). It is final: the gateway already ` +
+      'retried and recovered what it could, and sending the same request again would run the whole turn again.',
+    details: { ...details, finalAfterOutput: true },
+  });
 }

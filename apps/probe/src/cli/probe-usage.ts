@@ -45,7 +45,8 @@ Output:
                         go (default: ./turnguard-probe-results); they hold timings,
                         segment outcomes and stats samples, never content text
   --stats-file <path>   stats.json to record every request and turn in (default:
-                        $TURNGUARD_STATS_FILE or ~/.turnguard/stats.json)
+                        $TURNGUARD_STATS_FILE, else ~/.turnguard/stats.json for a
+                        real upstream and ~/.turnguard/mock-stats.json for the mock)
   --no-stats            do not record to stats.json
   -h, --help            this help
   -v, --version         print the version

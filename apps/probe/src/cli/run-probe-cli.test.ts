@@ -2,6 +2,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scenario, startLoopbackUpstream } from '@turnguard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runProbeCli } from './run-probe-cli.js';
@@ -84,12 +85,31 @@ describe('a run', () => {
     expect(stdout).toMatch(/long-think-cut\s+messages\s+ok\s+2\s+yes\s+0\s+\d+\.\d\ds\s+pass/);
     expect(stdout).toContain('all 1 runs behaved as expected');
     expect(stdout).toContain(`stats:  ${statsFile}`);
-    expect(stdout).toContain(`dashboard: npx -y @turnguard/stats serve --file ${statsFile}`);
+    // A command that runs where the probe runs: the installed stats CLI, not an npx of an unpublished package (R10.4).
+    const dashboard = /^dashboard: node (\S+) serve --file (\S+)$/m.exec(stdout);
+    expect(dashboard?.[1]).toBe(join(fileURLToPath(new URL('../../../../packages/stats/', import.meta.url)), 'dist', 'cli.js'));
+    expect(dashboard?.[2]).toBe('stats/stats.json');
     const files = await readdir(join(directory, 'results'));
     expect(files.filter((name) => /^\d{4}-\d\d-\d\dT[\d-]+Z-(result\.json|trace\.jsonl)$/.test(name))).toHaveLength(2);
     const stats = JSON.parse(await readFile(statsFile, 'utf8')) as { samples: unknown[]; logical: { turns: number; recovered: number } };
     expect(stats.samples).toHaveLength(2);
     expect(stats.logical).toMatchObject({ turns: 1, recovered: 1 });
+  });
+
+  it('against the mock, stats go to mock-stats.json beside the real stats.json, unless told otherwise (R9.1)', async () => {
+    const home = join(directory, 'home');
+    const previous = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const { exitCode, stdout } = await runCli(['--scenario', 'socket-drop-after-output', '--protocol', 'chat', '--out', 'results']);
+      expect(exitCode).toBe(0);
+      expect(stdout).toContain(`stats:  ${join(home, '.turnguard', 'mock-stats.json')}`);
+      expect(await readdir(join(home, '.turnguard'))).toEqual(['mock-stats.json']);
+      const told = await runCli(['--scenario', 'socket-drop-after-output', '--protocol', 'chat', '--out', 'results'], { TURNGUARD_STATS_FILE: join(directory, 'told.json') });
+      expect(told.stdout).toContain(`stats:  ${join(directory, 'told.json')}`);
+    } finally {
+      process.env.HOME = previous;
+    }
   });
 
   it('--no-stats writes no stats file and prints no dashboard line', async () => {

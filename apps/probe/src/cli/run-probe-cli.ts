@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { TurnError } from '@turnguard/core';
 import { resolveStatsFilePath } from '@turnguard/stats';
 import type { ProbeContent, ProbeTiming } from '../probe-types.js';
@@ -15,6 +15,17 @@ export interface ProbeCliIo {
   /** Test seams: planted content and tiny waits. */
   content?: ProbeContent;
   timing?: ProbeTiming;
+}
+
+/**
+ * Where stats go: the flag, else TURNGUARD_STATS_FILE, else the user's
+ * stats.json, except that runs against the embedded mock go to
+ * mock-stats.json beside it, so injected failures never mix into a user's
+ * real numbers (R6, R9.1).
+ */
+function chooseStatsFile(flag: string | undefined, mock: boolean, env: Record<string, string | undefined>): string {
+  if (flag !== undefined || env.TURNGUARD_STATS_FILE !== undefined || !mock) return resolveStatsFilePath(flag, env);
+  return join(dirname(resolveStatsFilePath(undefined, env)), 'mock-stats.json');
 }
 
 /** The CLI without process globals, so it is testable in-process. Resolves to the exit code. */
@@ -37,8 +48,9 @@ export async function runProbeCli(argv: readonly string[], io: ProbeCliIo): Prom
       protocols: config.protocols,
       target: config.target,
       outDir: resolve(io.cwd, config.outDir),
-      statsFile: config.recordStats ? resolve(io.cwd, resolveStatsFilePath(config.statsFile, io.env)) : undefined,
+      statsFile: config.recordStats ? resolve(io.cwd, chooseStatsFile(config.statsFile, config.target.kind === 'mock', io.env)) : undefined,
       output: io.stdout,
+      cwd: io.cwd,
       writeWarning: (text) => io.writeErr(`turnguard-probe: ${text.endsWith('\n') ? text : `${text}\n`}`),
       content: io.content,
       timing: io.timing,

@@ -1,5 +1,5 @@
 import type { Message, Protocol } from '@turnguard/core';
-import { scenario, type FinishReasonOf, type ScenarioBuilder, type ScenarioQueue } from '@turnguard/testkit';
+import { scenario, type FinishReasonOf, type ScenarioBuilder, type ScenarioQueue } from '@turnguard/testkit/server';
 import type { LoopScenario, QueueContext } from '../probe-types.js';
 import { READ_FILE_TOOL } from '../run/probe-adapters.js';
 import { buildAnswer } from './turn-scenarios.js';

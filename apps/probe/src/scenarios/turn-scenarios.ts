@@ -1,5 +1,5 @@
 import type { Protocol } from '@turnguard/core';
-import { scenario, type ScenarioBuilder, type ScenarioQueue } from '@turnguard/testkit';
+import { scenario, type ScenarioBuilder, type ScenarioQueue } from '@turnguard/testkit/server';
 import type { ProbeContent, QueueContext, TurnScenario } from '../probe-types.js';
 
 /** Characters of reasoning in a "long think" (enough to be worth keeping, R4.1). */

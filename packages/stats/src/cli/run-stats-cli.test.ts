@@ -79,6 +79,18 @@ describe('turnguard-stats CLI', () => {
     expect((await runStatsCli(['--nope'], io())).exitCode).toBe(2);
   });
 
+  it('serve on a port already in use exits 2 naming the address and --port', async () => {
+    const first = await runStatsCli(['serve', '--port', '0', '--file', path], io());
+    const taken = Number(new URL(first.server!.url).port);
+    try {
+      const second = await runStatsCli(['serve', '--port', String(taken), '--file', path], io());
+      expect(second).toEqual({ exitCode: 2 });
+      expect(err).toBe(`cannot serve the dashboard on 127.0.0.1:${taken}: the address is already in use (EADDRINUSE). Choose another port with --port <n>; --port 0 takes any free port.\n`);
+    } finally {
+      await first.server!.close();
+    }
+  });
+
   it('serve: a self-contained page on 127.0.0.1 and /api/summary re-read on every request', async () => {
     const result = await runStatsCli(['serve', '--port', '0', '--file', path], io());
     const server = result.server;

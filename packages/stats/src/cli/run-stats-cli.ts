@@ -66,7 +66,16 @@ export async function runStatsCli(argv: readonly string[], io: StatsCliIo): Prom
       io.writeErr(`--port must be an integer between 0 and 65535\n`);
       return { exitCode: 2 };
     }
-    const server = await startDashboardServer({ file: path, port, utc: values.utc });
+    let server: DashboardServer;
+    try {
+      server = await startDashboardServer({ file: path, port, utc: values.utc });
+    } catch (error) {
+      // A start that fails says where and what to change, and exits (never a stack trace).
+      const code = (error as NodeJS.ErrnoException).code ?? 'ERROR';
+      const why = code === 'EADDRINUSE' ? 'the address is already in use' : 'the server could not listen';
+      io.writeErr(`cannot serve the dashboard on 127.0.0.1:${port}: ${why} (${code}). Choose another port with --port <n>; --port 0 takes any free port.\n`);
+      return { exitCode: 2 };
+    }
     io.writeOut(`turnguard stats dashboard for ${path} at ${server.url} (Ctrl+C to stop)\n`);
     return { exitCode: 0, server };
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ReplyPlan } from '../wire/reply-plan.js';
@@ -11,12 +12,15 @@ import {
   type UpstreamOptions,
 } from '../upstream/upstream-state.js';
 import { flattenRequestHeaders, readRequestText } from '../upstream/read-node-request.js';
+import { answerSideRoute } from './side-routes.js';
 
 /**
  * A real `node:http` upstream on 127.0.0.1 serving the same scenarios as the
  * msw handlers. It exists because msw cannot drop a socket (toolchain
  * pitfall 5): here `destroySocket()` really calls `res.socket.destroy()`, so
- * fetch raises undici's own `TypeError: terminated`.
+ * fetch raises undici's own `TypeError: terminated`. Besides the three turn
+ * routes it answers what real clients also call: the model list, one model
+ * and Messages `count_tokens` (side-routes.ts).
  */
 export interface LoopbackUpstream extends UpstreamControls {
   /** `http://127.0.0.1:<port>/v1`: point an SDK's `baseURL` here. */
@@ -68,8 +72,10 @@ export async function startLoopbackUpstream(options: UpstreamOptions = {}): Prom
     const bodyText = await readRequestText(request);
     const protocol = request.method === 'POST' ? findRouteProtocol(url.pathname) : undefined;
     if (protocol === undefined) {
-      response.writeHead(404, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ error: { message: `testkit: no route for ${request.method ?? ''} ${url.pathname}`, type: 'not_found' } }));
+      const answer = answerSideRoute(state.name, request.method ?? '', url.pathname, request.headers, bodyText, `req_${randomUUID().replace(/-/g, '')}`);
+      const text = JSON.stringify(answer.body);
+      response.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...answer.headers });
+      response.end(request.method === 'HEAD' ? undefined : text);
       return;
     }
     const recorded: RecordedRequest = {

@@ -22,6 +22,8 @@ export type DefaultScenarioFactory = (protocol: Protocol, request: RecordedReque
 export interface UpstreamOptions {
   /** Used when a route's queue is empty (e.g. the probe's and the gateway's `--mock` upstream). */
   defaultScenario?: DefaultScenarioFactory;
+  /** Who speaks in the upstream's own error messages (`testkit: no scenario queued…`); default `testkit`. */
+  name?: string;
 }
 
 
@@ -120,11 +122,14 @@ export class UpstreamState {
   readonly chat = new ScenarioQueue('chat');
   readonly messages = new ScenarioQueue('messages');
   readonly responses = new ScenarioQueue('responses');
+  /** The prefix of every error message this upstream writes itself. */
+  readonly name: string;
   readonly #defaultScenario: DefaultScenarioFactory | undefined;
   #serial = 0;
 
   constructor(options: UpstreamOptions = {}) {
     this.#defaultScenario = options.defaultScenario;
+    this.name = options.name ?? 'testkit';
   }
 
   /** Records the request and plans its reply from the route's queue (or the default factory). */
@@ -132,7 +137,7 @@ export class UpstreamState {
     this.requests.push(request);
     const serial = ++this.#serial;
     if (request.body === undefined) {
-      const bad = scenario.for(request.protocol).httpError(400, { message: 'testkit: request body is not valid JSON' });
+      const bad = scenario.for(request.protocol).httpError(400, { message: `${this.name}: request body is not valid JSON` });
       return planReply({ scenario: bad.build(), requestBody: undefined, serial });
     }
     const queued = this.#takeQueued(request.protocol);
@@ -142,9 +147,9 @@ export class UpstreamState {
       // Loud on purpose: a test that sends more requests than it queued must fail visibly.
       const message =
         chosen === undefined
-          ? `testkit: no scenario queued for the ${request.protocol} route`
-          : `testkit: the default scenario for ${request.protocol} is a ${chosen.protocol} scenario`;
-      const missing = scenario.for(request.protocol).httpError(500, { message, type: 'testkit_error' });
+          ? `${this.name}: no scenario queued for the ${request.protocol} route`
+          : `${this.name}: the default scenario for ${request.protocol} is a ${chosen.protocol} scenario`;
+      const missing = scenario.for(request.protocol).httpError(500, { message, type: `${this.name.replace(/\W+/g, '_')}_error` });
       return planReply({ scenario: missing.build(), requestBody: request.body, serial });
     }
     return planReply({ scenario: chosen, requestBody: request.body, serial });
