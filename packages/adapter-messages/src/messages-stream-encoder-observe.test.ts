@@ -1,3 +1,4 @@
+import { TurnError } from '@turnguard/core';
 import { describe, expect, it } from 'vitest';
 import { checkEncoderObserve } from '@turnguard/testkit';
 import { decodeMessagesStream } from './messages-stream-decoder.js';
@@ -13,5 +14,15 @@ describe('MessagesStreamEncoder.observe (gateway splice)', () => {
     });
     expect(check.mismatches).toEqual([]);
     expect(check.checked).toBeGreaterThan(20);
+  });
+
+  it('observeMessageStart: a message_start relayed from elsewhere is never sent a second time (R8.7)', () => {
+    const encoder = new MessagesStreamEncoder();
+    encoder.observeMessageStart({ type: 'response-metadata', responseId: 'msg_1', model: 'm' });
+    const text = encoder.encodeEvent({ type: 'error', error: new TurnError({ kind: 'stream_cut', message: 'cut' }) }) + encoder.encodeEvent({ type: 'finish', finishReason: { unified: 'stop', raw: 'end_turn' } });
+    expect(text).not.toContain('message_start');
+    const finished = new MessagesStreamEncoder();
+    finished.observeMessageStart({ type: 'response-metadata', responseId: 'msg_1', model: 'm' });
+    expect(finished.encodeEvent({ type: 'finish', finishReason: { unified: 'stop', raw: 'end_turn' } })).toMatch(/^event: message_delta\n[\s\S]*event: message_stop\n/);
   });
 });

@@ -60,6 +60,17 @@ export class MessagesStreamEncoder {
     }
   }
 
+  /**
+   * `observe` for the metadata of a `message_start` that reached the client
+   * from elsewhere (a relay of the upstream's own record): the encoder then
+   * continues that message and never sends a second `message_start` (R8.7),
+   * even before any block was observed.
+   */
+  observeMessageStart(event: Extract<TurnEvent, { type: 'response-metadata' }>): void {
+    this.observe(event);
+    this.#messageStarted = true;
+  }
+
   /** One neutral event → SSE text (often empty). */
   encodeEvent(event: TurnEvent): string {
     if (this.#closed) return '';
