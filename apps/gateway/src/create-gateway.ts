@@ -57,7 +57,7 @@ function guessProtocol(path: string): Protocol {
   return path.includes('messages') && !path.includes('chat') ? 'messages' : 'chat';
 }
 
-/** What `OPTIONS` answers (R8.8); a CORS preflight policy is the security layer's (issue 15). */
+/** What `OPTIONS` answers (R8.8); a CORS preflight policy is the security layer's (R8.9). */
 const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
 
 /**
@@ -84,7 +84,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     const path = request.url ?? '/';
     const bare = path.split('?')[0];
     const protocol = findRouteProtocol(path);
-    // Returned, not awaited: this frame would otherwise stay suspended for the whole stream (issue 19).
+    // Returned, not awaited: this frame would otherwise stay suspended for the whole stream (decision 0298).
     if (protocol !== undefined && request.method === 'POST' && context !== undefined) return forwardTurn(protocol, request, response, context);
     if (request.method === 'OPTIONS') {
       request.resume();
@@ -168,6 +168,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         fetch: fetch ?? upstreamTransport().fetch,
         now: now ?? Date.now,
         responseChains: new ResponseIdChains(),
+        logger,
         ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
       };
       await new Promise<void>((resolve, reject) => {

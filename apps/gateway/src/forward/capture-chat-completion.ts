@@ -1,6 +1,5 @@
 import { ChatCompletionAccumulator, type ChatAccumulatorFlaws } from '../assemble/accumulate-chat-completion.js';
-import { SseRecordCapture } from './sse-record-capture.js';
-import type { SseRecordHandler } from './sse-record-reader.js';
+import { SseRecordCapture, type SseRecordHandler } from './sse-record-capture.js';
 import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 /**
@@ -29,11 +28,9 @@ export class ChatCompletionCapture extends SseRecordCapture {
   }
 
   bodyFor(rendered: Json, recovered: boolean): Json {
-    // A last record with no blank line after it still counts (the decoder's `lastRecord: 'always'`).
-    this.stopReading(true);
     const body = this.#body;
     const shown = Array.isArray(rendered.choices) && isRecord(rendered.choices[0]) ? rendered.choices[0] : undefined;
-    if (body === undefined || !body.started || shown === undefined) return rendered;
+    if (body === undefined || this.broken || !body.started || shown === undefined) return rendered;
     const completion = body.finalize(shown.finish_reason);
     const choices = completion.choices as Json[];
     const choice = choices.find((entry) => entry.index === 0);

@@ -18,7 +18,7 @@ export interface SpliceableSseEncoder extends SseTextEncoder {
  * `encodeStream` (R7.3) without a ReadableStream pull and two promise hops
  * per event, which measured as a visible share of the gateway's per-chunk
  * cost at 50 streams (bench/README.md). Small classes, not literals of three
- * closures: the relay holds its encoder for the whole stream (issue 19).
+ * closures: the relay holds its encoder for the whole stream (decision 0295).
  */
 export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   switch (protocol) {
@@ -59,7 +59,9 @@ class MessagesSseTextEncoder implements SpliceableSseEncoder {
   }
 
   observe(event: TurnEvent): void {
-    this.#encoder.observe(event);
+    // The Messages decoder reads metadata from `message_start` only: observed, that record is the client's.
+    if (event.type === 'response-metadata') this.#encoder.observeMessageStart(event);
+    else this.#encoder.observe(event);
   }
 
   finish(): string {

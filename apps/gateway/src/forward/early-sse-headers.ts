@@ -15,7 +15,7 @@ export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 
 /**
  * The streaming answer's status and headers, sent as soon as segment 1 is
- * known to be a stream (issue 19, decision 0233): the client sees the
+ * known to be a stream (R8.2, decision 0233): the client sees the
  * upstream's own headers (request ids) at once, and SSE comment lines while
  * the upstream is silent (a model thinking for a minute), so its idle timers
  * do not fire. No frame of the protocol is invented: the first `data:` the

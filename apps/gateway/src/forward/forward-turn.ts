@@ -8,13 +8,14 @@ import { selectAdapter } from '../protocol-routes.js';
 import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { createEventFilter } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
-import { SplicingSseOutput } from './splicing-sse-output.js';
-import { tapUpstreamBytes } from './tap-upstream-bytes.js';
+import { SseRecordRelay } from './sse-record-relay.js';
+import { RelayStatsSink } from './relay-stats-sink.js';
 import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
 import { captureUpstreamObject } from './upstream-object-capture.js';
+import type { GatewayLogger } from '../logging/create-gateway-logger.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -30,6 +31,8 @@ export interface ForwardContext {
   responseChains: ResponseIdChains;
   /** Gap between `: keep-alive` comments while a stream's upstream is silent (decision 0233); default 15 s. */
   sseKeepAliveMs?: number;
+  /** Where the relay's warnings go (records dropped after the end, R8.13); none: not logged. */
+  logger?: GatewayLogger;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -84,24 +87,25 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const adapter = selectAdapter(protocol);
   // Only a stream can leave usage out: a non-streaming chat.completion always carries it, as OpenAI's does.
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
-  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (issue 7).
-  const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
+  const stats = new RelayStatsSink(context.sink);
+  // Streaming: the upstream's own records, as core's framer read them, judged one by one (R8.13).
+  const output = body.stream === true ? new SseRecordRelay({ protocol, clientWantsUsage: !dropUsage, onDroppedAfterEnd: () => stats.noteDroppedAfterEnd() }) : undefined;
   const upstream = new UpstreamResponses();
-  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235); a stream relays its bytes.
+  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235), read from the same records.
   const upstreamObject = output === undefined ? captureUpstreamObject(protocol) : undefined;
-  const recorded = upstream.wrap(context.fetch);
-  const fetch = upstreamObject === undefined ? recorded : tapUpstreamBytes(recorded, upstreamObject);
+  const observer = output ?? upstreamObject!;
   let run;
   try {
     run = runTurn({
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
-      fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
+      fetch: upstream.wrap(context.fetch),
       retry: { ...context.config.retry },
       streamRecovery: context.config.streamRecovery,
-      stats: context.sink,
+      stats,
       now: context.now,
+      observeSseRecords: (info) => observer.observeBody(info),
     });
   } catch (error) {
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
@@ -113,7 +117,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     dropUsage,
     observer: { onRetry: (event) => context.metrics.recordRetry(protocol, event.code) },
   });
-  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, issue 19).
+  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, decision 0293).
   const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
   // the current segment is aborted and no recovery follows (runTurn's consumer stop).
@@ -132,9 +136,12 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte });
   const remembersChain = protocol === 'responses' && body.store !== false;
   // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
-  // whole stream (issue 19, decision 0291).
+  // whole stream (decision 0291).
   return relayed.finally(() => {
     response.off('close', onClose);
+    if (stats.droppedAfterEnd > 0) {
+      context.logger?.warn({ protocol, code: 'RELAY_DROPPED_AFTER_END', records: stats.droppedAfterEnd }, 'records after the end of the upstream response were dropped');
+    }
     // The turn is recorded (R6.2) on every path, including a client that left, before this settles.
     return run.result.then((result) => {
       if (remembersChain) rememberRecoveredResponse(result, context.responseChains);

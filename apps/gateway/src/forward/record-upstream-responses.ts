@@ -13,7 +13,7 @@ export interface UpstreamResponseSeen {
  * Remembers what the upstream answered to the turn's physical requests, so
  * the gateway can relay the upstream's own headers (request ids, rate
  * limits) and an unrecovered error's own status and body instead of
- * rewriting them (R8.6, issue 14).
+ * rewriting them (R8.6, decision 0230).
  */
 export class UpstreamResponses {
   /** The first successful response: its headers are the ones an SSE client gets (sent before any recovery). */

@@ -44,7 +44,7 @@ export class SseResponseWriter {
     this.pending.push(chunk);
     if (this.scheduled) return;
     this.scheduled = true;
-    // The writer as the tick's argument: no bound flush per response, held for the whole stream (issue 19).
+    // The writer as the tick's argument: no bound flush per response, held for the whole stream (decision 0293).
     process.nextTick(SseResponseWriter.flushLater, this);
   }
 
