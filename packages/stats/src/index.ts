@@ -1,7 +1,7 @@
 // The sink contract is core's; re-exported here only for convenience.
 export type { KnownUsage, StatsSink, TurnOutcome, TurnRecord, UsageSample } from '@turnguard/core';
 export { createStatsStore, type StatsStore, type StatsStoreOptions } from './store/stats-store.js';
-export { SAMPLE_FIELDS, UNRECOGNIZED_ERROR_CODE, UNRECOGNIZED_MODEL, UNRECOGNIZED_WARNING } from './store/sample-fields.js';
+export { SAMPLE_FIELDS, UNRECOGNIZED_ERROR_CODE, UNRECOGNIZED_MODEL, UNRECOGNIZED_WARNING, type StoredUsageSample } from './store/sample-fields.js';
 export { STORED_TURN_OUTCOMES, deriveStoredTurnOutcome, type RetainedTurn, type StoredTurnOutcome } from './store/stored-turn.js';
 export {
   STATS_SCHEMA_VERSION,

@@ -8,7 +8,22 @@ import { createStatsError } from './stats-error.js';
  * string reader only lets through identifier-like values, so free text
  * (prompt, thinking, tool output) cannot ride in through a legit field (R4.10).
  */
-type FieldReaders = { [K in keyof UsageSample]-?: (value: unknown) => UsageSample[K] };
+type FieldReaders = { [K in keyof StoredUsageSample]-?: (value: unknown) => StoredUsageSample[K] };
+
+/**
+ * A physical sample as stats.json keeps it: core's sample, plus what a host
+ * that owns the transport knows of the request (the gateway, R6.1).
+ */
+export interface StoredUsageSample extends UsageSample {
+  /**
+   * The request ended before any response head came back (a refused or
+   * reset connection, an abort while it was in flight): it is still one
+   * physical request (R6.1), but the upstream may have seen its head late
+   * or never, so its own request log can count one fewer. Absent: a head came
+   * (or the host could not tell).
+   */
+  noResponseHead?: boolean | undefined;
+}
 
 const KNOWN_PROTOCOLS = new Set<string>(PROTOCOLS);
 const MODEL_PATTERN = /^[A-Za-z0-9][\w.:/@+-]{0,199}$/;
@@ -105,22 +120,24 @@ const SAMPLE_FIELD_READERS: FieldReaders = {
   recoveryScheduled: readFlag,
   recovered: readFlag,
   warnings: readWarnings,
+  // Kept only when true: most samples had their response head.
+  noResponseHead: (value) => (value === true ? true : undefined),
 };
 
 /** R6.1 field list, in the order they are written. */
-export const SAMPLE_FIELDS = Object.keys(SAMPLE_FIELD_READERS) as ReadonlyArray<keyof UsageSample>;
+export const SAMPLE_FIELDS = Object.keys(SAMPLE_FIELD_READERS) as ReadonlyArray<keyof StoredUsageSample>;
 
 /**
  * Copies exactly the listed fields out of an untrusted record, validating
  * each. Throws a `TurnError` (STATS_INVALID_RECORD) for a record that is not
  * an object or lacks a required field.
  */
-export function pickSampleFields(input: unknown): UsageSample {
+export function pickSampleFields(input: unknown): StoredUsageSample {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw createStatsError('STATS_INVALID_RECORD', 'a stats sample must be an object');
   }
   const source = input as Record<string, unknown>;
   const sample: Record<string, unknown> = {};
   for (const field of SAMPLE_FIELDS) sample[field] = SAMPLE_FIELD_READERS[field](source[field]);
-  return sample as unknown as UsageSample;
+  return sample as unknown as StoredUsageSample;
 }
