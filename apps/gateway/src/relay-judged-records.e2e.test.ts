@@ -1,8 +1,12 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from './create-gateway.js';
 import { startFaultGateway, type FaultGateway } from './testing/fault-gateway.test-helper.js';
+import { RecordingSink } from './testing/gateway-harness.test-helper.js';
 import { cutAt, type UpstreamEnding } from './testing/fault-upstream.test-helper.js';
-import { chat, LINE_ENDS, messages, parseSseBody, ResponsesWire, type LineEnd } from './testing/sse-wire.test-helper.js';
+import { chat, LINE_ENDS, messages, parseSseBody, ResponsesWire, sseRecord } from './testing/sse-wire.test-helper.js';
 
 // R8.13: the relay forwards only whole records the core framed (LF, CR and CRLF alike), each once,
 // in order, judged by their events; after the protocol's terminal frame the client gets exactly its
@@ -180,16 +184,86 @@ describe('R8.13 after an error event only the protocol’s own closing follows (
 });
 
 describe('R8.7 a splice continues exactly what the client has', () => {
-  for (const gapMs of [0, 1]) {
-    it(`responses after a 429, one record per write (gap ${gapMs} ms), then an invalid record: each output_index added once`, async () => {
-      const wire = new ResponsesWire();
-      const pieces = [wire.created(), wire.messageAdded(0, 'msg_1'), wire.text(0, 'msg_1', 'one '), wire.text(0, 'msg_1', 'two '), 'event: response.output_text.delta\ndata: {broken\n\n'];
+  for (const eol of LINE_ENDS) {
+    it(`responses (${eol}) after a 429, one record per write, then an invalid record: each output_index added once`, async () => {
+      const wire = new ResponsesWire(eol);
+      // A second item starts after output reached the client, one record per write, then an undecodable record.
+      const pieces = [
+        wire.created(),
+        wire.reasoningAdded(0, 'rs_1'),
+        wire.reasoning(0, 'rs_1', 'hmm '),
+        wire.event('response.output_item.done', { output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [] } }),
+        wire.event('response.output_item.added', { output_index: 1, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
+        wire.event('response.content_part.added', { item_id: 'msg_1', output_index: 1, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+        wire.text(1, 'msg_1', 'Answer'),
+        sseRecord('{broken', eol, 'response.output_text.delta'),
+      ];
+      const gapMs = 2;
       faults.upstream.plans.push({ status: 429, headers: { 'retry-after-ms': '1' }, pieces: ['{"error":{"message":"slow down","type":"rate_limit_error"}}'] }, { pieces, gapMs });
       const received = await readRecords(await faults.post('responses'));
       const added = received.filter((record) => record.event === 'response.output_item.added').map((record) => (JSON.parse(record.data) as Json).output_index);
-      expect(added).toEqual([0]);
+      expect(added).toEqual([0, 1]);
       expect(received.filter((record) => record.event === 'response.created')).toHaveLength(1);
       expect(received.at(-1)?.event).toBe('response.failed');
     });
   }
+});
+
+describe('R6.1 an attempt that ended before its response head is one sample, and says so', () => {
+  it('a request the upstream never answered (the client left while it was in flight): one sample, noResponseHead', async () => {
+    // An upstream that takes the connection and the request's bytes but never parses a head nor answers.
+    let requestArrived!: () => void;
+    const received = new Promise<void>((resolve) => (requestArrived = resolve));
+    const blackHole: Server = createServer((socket) => socket.once('data', () => requestArrived()));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const port = (blackHole.address() as AddressInfo).port;
+    const sink = new RecordingSink();
+    const gateway = createGateway({ port: 0, upstreams: { chat: `http://127.0.0.1:${port}/v1`, messages: `http://127.0.0.1:${port}`, responses: `http://127.0.0.1:${port}/v1` }, env: {}, stats: sink, retry: { maxRetries: 0 } });
+    await gateway.listen();
+    try {
+      const client = new AbortController();
+      const answered = fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        signal: client.signal,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+        body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      }).catch(() => undefined);
+      await received;
+      client.abort();
+      await answered;
+      await sink.waitForTurns(1);
+      expect(sink.samples).toHaveLength(1);
+      expect(sink.samples[0]).toMatchObject({ ok: false, noResponseHead: true });
+      expect(sink.turns[0]?.physicalRequests).toBe(1);
+    } finally {
+      await gateway.close();
+      blackHole.close();
+    }
+  });
+
+  it('a refused connection, retried: one sample per attempt, each with noResponseHead; an answered one has none', async () => {
+    const turns = faults.sink.turns.length;
+    const samples = faults.sink.samples.length;
+    faults.upstream.plans.push({ status: 503, pieces: ['{"error":{"message":"busy","type":"server_error"}}'] }, { pieces: [chat.role() + chat.text('A'), chat.finish(), chat.done()] });
+    await (await faults.post('chat')).text();
+    await faults.sink.waitForTurns(turns + 1);
+    expect(faults.sink.samples.slice(samples).map((sample) => (sample as { noResponseHead?: boolean }).noResponseHead)).toEqual([undefined, undefined]);
+
+    const closed = createHttpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const sink = new RecordingSink();
+    const gateway = createGateway({ port: 0, upstreams: { chat: `http://127.0.0.1:${port}/v1`, messages: `http://127.0.0.1:${port}`, responses: `http://127.0.0.1:${port}/v1` }, env: {}, stats: sink, retry: { initialDelayMs: 1, maxDelayMs: 2, maxRetries: 2 } });
+    await gateway.listen();
+    try {
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      await sink.waitForTurns(1);
+      expect(sink.samples).toHaveLength(3);
+      expect(sink.samples.every((sample) => (sample as { noResponseHead?: boolean }).noResponseHead === true)).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
 });

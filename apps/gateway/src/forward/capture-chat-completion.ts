@@ -12,6 +12,10 @@ import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js
  * one was retried or is segment 1 of a recovery.
  */
 export class ChatCompletionCapture extends SseRecordCapture {
+  constructor(onDroppedAfterEnd: () => void = () => undefined) {
+    super('chat', onDroppedAfterEnd);
+  }
+
   #body: ChatCompletionAccumulator | undefined;
 
   protected startBody(): SseRecordHandler {

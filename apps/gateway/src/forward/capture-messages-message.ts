@@ -11,6 +11,10 @@ import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js
  * body is kept: an earlier one was retried or is segment 1 of a recovery.
  */
 export class MessagesMessageCapture extends SseRecordCapture {
+  constructor(onDroppedAfterEnd: () => void = () => undefined) {
+    super('messages', onDroppedAfterEnd);
+  }
+
   #body: MessagesMessageAccumulator | undefined;
 
   protected startBody(): SseRecordHandler {

@@ -12,6 +12,10 @@ const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
  * annotations, the upstream's item ids), and nothing else of the stream.
  */
 export class TerminalResponseCapture extends SseRecordCapture {
+  constructor(onDroppedAfterEnd: () => void = () => undefined) {
+    super('responses', onDroppedAfterEnd);
+  }
+
   /** One entry per successful body, in order: its terminal `response` object, if one arrived. */
   readonly perBody: Array<Json | undefined> = [];
 

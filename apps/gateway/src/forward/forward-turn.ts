@@ -9,7 +9,7 @@ import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { createEventFilter } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
 import { SseRecordRelay } from './sse-record-relay.js';
-import { RelayStatsSink } from './relay-stats-sink.js';
+import { TurnStatsSink } from './turn-stats-sink.js';
 import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal, noteTurn } from '../logging/access-log.js';
@@ -87,12 +87,12 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const adapter = selectAdapter(protocol);
   // Only a stream can leave usage out: a non-streaming chat.completion always carries it, as OpenAI's does.
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
-  const stats = new RelayStatsSink(context.sink);
+  const upstream = new UpstreamResponses();
+  const stats = new TurnStatsSink(context.sink, upstream);
   // Streaming: the upstream's own records, as core's framer read them, judged one by one (R8.13).
   const output = body.stream === true ? new SseRecordRelay({ protocol, clientWantsUsage: !dropUsage, onDroppedAfterEnd: () => stats.noteDroppedAfterEnd() }) : undefined;
-  const upstream = new UpstreamResponses();
   // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235), read from the same records.
-  const upstreamObject = output === undefined ? captureUpstreamObject(protocol) : undefined;
+  const upstreamObject = output === undefined ? captureUpstreamObject(protocol, () => stats.noteDroppedAfterEnd()) : undefined;
   const observer = output ?? upstreamObject!;
   let run;
   try {

@@ -120,6 +120,46 @@ class ChatRecordJudge implements RecordJudge {
 
 const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
+/** A numeric field of a record's JSON data (a block's `index`, an item's `output_index`); undefined when there is none. */
+function readIndex(data: string, key: 'index' | 'output_index'): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const value = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>)[key] : undefined;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * Blocks or items by index, as a client tracks them: each starts once, in
+ * growing order, and stops once. A start, stop or delta that breaks that
+ * order is a repeat the decoder ignored, and a client would act on twice
+ * (the SDK adds a block per start; Claude Code makes a message per
+ * content_block_stop). Read from the record's own index field, once per
+ * block — never per delta that carried events.
+ */
+class IndexedParts {
+  #last = -1;
+  readonly #open = new Set<number>();
+
+  start(index: number | undefined): boolean {
+    if (index === undefined || index <= this.#last) return false;
+    this.#last = index;
+    this.#open.add(index);
+    return true;
+  }
+
+  stop(index: number | undefined): boolean {
+    return index !== undefined && this.#open.delete(index);
+  }
+
+  isOpen(index: number | undefined): boolean {
+    return index !== undefined && this.#open.has(index);
+  }
+}
+
 /**
  * Anthropic Messages: one `message_start`, content blocks, the
  * `message_delta` carrying the stop_reason (the terminal frame, where the
@@ -129,6 +169,7 @@ const MESSAGE_STOP = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 class MessagesRecordJudge implements RecordJudge {
   #state: 'open' | 'finished' | 'stopped' | 'failed' = 'open';
   #started = false;
+  readonly #blocks = new IndexedParts();
 
   get ended(): boolean {
     return this.#state === 'finished' || this.#state === 'stopped';
@@ -139,7 +180,7 @@ class MessagesRecordJudge implements RecordJudge {
     if (state === 'failed') return 'omit';
     if (state === 'stopped') return 'after-end';
     if (state === 'finished') {
-      if (record.event !== 'message_stop') return 'after-end';
+      if (record.event !== 'message_stop' || record.events.length > 0) return 'after-end';
       this.#state = 'stopped';
       return 'relay';
     }
@@ -156,13 +197,23 @@ class MessagesRecordJudge implements RecordJudge {
       this.#state = 'finished';
       return 'relay';
     }
-    if (record.event === 'message_stop') {
-      // No stop_reason came: the decoder ends the message unfinished and the turn ends cut (R8.3);
-      // a client would take this message_stop as a complete answer.
-      this.#state = 'stopped';
-      return 'omit';
+    switch (record.event) {
+      case 'message_stop':
+        // No stop_reason came: the decoder ends the message unfinished and the turn ends cut (R8.3);
+        // a client would take this message_stop as a complete answer.
+        this.#state = 'stopped';
+        return 'omit';
+      case 'content_block_start':
+        return this.#blocks.start(readIndex(record.data, 'index')) ? 'relay' : 'omit';
+      case 'content_block_stop':
+        return this.#blocks.stop(readIndex(record.data, 'index')) ? 'relay' : 'omit';
+      case 'content_block_delta':
+        // A delta the decoder turned into events is for a block it has open; one it ignored may be
+        // for a block it does not model (server tools, citations) or a stray one.
+        return record.events.length > 0 || this.#blocks.isOpen(readIndex(record.data, 'index')) ? 'relay' : 'omit';
+      default:
+        return 'relay';
     }
-    return 'relay';
   }
 
   missingEnd(): string {
@@ -173,6 +224,8 @@ class MessagesRecordJudge implements RecordJudge {
 /** OpenAI Responses: events up to one terminal event (`response.completed|incomplete|failed`). */
 class ResponsesRecordJudge implements RecordJudge {
   #state: 'open' | 'ended' | 'failed' = 'open';
+  #created = false;
+  readonly #items = new IndexedParts();
 
   get ended(): boolean {
     return this.#state === 'ended';
@@ -192,7 +245,19 @@ class ResponsesRecordJudge implements RecordJudge {
     }
     // openai-node stops reading at `[DONE]`: before the terminal event it would hide the turn's end.
     if (record.data.trim() === '[DONE]') return 'omit';
-    return 'relay';
+    switch (record.event) {
+      case 'response.created':
+        // A repeat of the start (the decoder ignores it): a client would begin its response again.
+        if (this.#created) return 'omit';
+        this.#created = true;
+        return 'relay';
+      case 'response.output_item.added':
+        return this.#items.start(readIndex(record.data, 'output_index')) ? 'relay' : 'omit';
+      case 'response.output_item.done':
+        return this.#items.stop(readIndex(record.data, 'output_index')) ? 'relay' : 'omit';
+      default:
+        return 'relay';
+    }
   }
 
   missingEnd(): string {

@@ -26,11 +26,15 @@ export class UpstreamResponses {
   last: UpstreamResponseSeen | undefined;
   /** Called once, when the first successful response arrives (a streaming relay sends its headers then). */
   onFirstOk: ((seen: UpstreamResponseSeen) => void) | undefined;
+  /** The latest physical request's response head came back (until it does, or when it never did: false). */
+  latestGotHead = false;
 
   /** `fetch` with every response recorded here; bodies are untouched, an error body is copied as classifyError reads it. */
   wrap(fetch: FetchFunction): FetchFunction {
     return async (input, init) => {
+      this.latestGotHead = false;
       const response = await fetch(input, init);
+      this.latestGotHead = true;
       const seen: UpstreamResponseSeen = { status: response.status, headers: readResponseHeaderRecord(response.headers), errorBody: undefined };
       this.last = seen;
       if (response.ok) {

@@ -23,6 +23,7 @@ type Mode = 'holding' | 'raw' | 'encode';
 const writeNothing = (): void => undefined;
 
 const SEQUENCE_NUMBER = /"sequence_number"\s*:\s*(\d+)/;
+const CR = 13;
 
 /**
  * The SSE a streaming client gets (R8.2, R8.13): whole records core's framer
@@ -153,7 +154,11 @@ export class SseRecordRelay {
   }
 
   #relayRecord(record: ObservedRecord): void {
-    this.#write(record.raw);
+    const { raw } = record;
+    // A record closed by a bare CR: a client's parser holds that CR as the possible first half of a
+    // CRLF until the next byte (eventsource-parser loses it at the end of the stream). An LF after it
+    // makes it a CRLF — the same blank line — so the record is read now, and never lost at the end.
+    this.#write(raw.charCodeAt(raw.length - 1) === CR ? `${raw}\n` : raw);
     if (this.#options.protocol === 'responses') {
       const sequence = SEQUENCE_NUMBER.exec(record.data);
       if (sequence !== null) this.#lastSequenceNumber = Number(sequence[1]);

@@ -25,14 +25,15 @@ export interface UpstreamObjectCapture {
   bodyFor(rendered: Json, recovered: boolean): Json;
 }
 
-export function captureUpstreamObject(protocol: Protocol): UpstreamObjectCapture {
+/** `onDroppedAfterEnd`: a record came after the protocol's proper end and was left out (R8.13, counted). */
+export function captureUpstreamObject(protocol: Protocol, onDroppedAfterEnd: () => void): UpstreamObjectCapture {
   switch (protocol) {
     case 'chat':
-      return new ChatCompletionCapture();
+      return new ChatCompletionCapture(onDroppedAfterEnd);
     case 'messages':
-      return new MessagesMessageCapture();
+      return new MessagesMessageCapture(onDroppedAfterEnd);
     case 'responses':
-      return new TerminalResponseCapture();
+      return new TerminalResponseCapture(onDroppedAfterEnd);
     default: {
       const _exhaustive: never = protocol;
       return _exhaustive;

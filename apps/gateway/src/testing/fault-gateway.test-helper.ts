@@ -8,7 +8,7 @@ export interface FaultGateway {
   gateway: Gateway;
   sink: RecordingSink;
   /** A request to the gateway's route for `protocol` (streaming unless the body says otherwise). */
-  post(protocol: Protocol, body?: Record<string, unknown>, signal?: AbortSignal): Promise<Response>;
+  post(protocol: Protocol, body?: Record<string, unknown>, signal?: AbortSignal, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -35,11 +35,11 @@ export async function startFaultGateway(options: GatewayOptions = {}): Promise<F
     upstream,
     gateway,
     sink,
-    post: (protocol, body = {}, signal) =>
+    post: (protocol, body = {}, signal, headers = {}) =>
       fetch(`${gateway.url}${ROUTES[protocol]}`, {
         method: 'POST',
         ...(signal === undefined ? {} : { signal }),
-        headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'x-api-key': 'k' },
+        headers: { 'content-type': 'application/json', authorization: 'Bearer k', 'x-api-key': 'k', ...headers },
         body: JSON.stringify({ model: 'm', max_tokens: 4096, stream: true, ...(protocol === 'responses' ? { input: 'hi' } : { messages: [{ role: 'user', content: 'hi' }] }), ...body }),
       }),
     async close() {

@@ -18,6 +18,7 @@ export interface UpstreamPlan {
 /** A request head the upstream parsed ('request' event of node:http): what R6.1's samples are checked against. */
 export interface UpstreamHead {
   url: string;
+  headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown> | undefined;
 }
 
@@ -25,6 +26,12 @@ export interface FaultUpstream {
   baseUrl: string;
   /** Answers for the next requests, in order; an empty queue answers a 500. */
   plans: UpstreamPlan[];
+  /**
+   * Answers for requests that carry `x-fault-schedule: <label>` (the gateway forwards the client's
+   * headers), so a request that arrives late — aborted in flight by an earlier test — never takes
+   * another one's answer.
+   */
+  labelled: Map<string, UpstreamPlan[]>;
   /** Every request head parsed, in order. */
   heads: UpstreamHead[];
   /** Resolves once every answer started so far has finished writing (or its socket closed). */
@@ -42,13 +49,16 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 export async function startFaultUpstream(): Promise<FaultUpstream> {
   const plans: UpstreamPlan[] = [];
+  const labelled = new Map<string, UpstreamPlan[]>();
   const heads: UpstreamHead[] = [];
   const sockets = new Set<Socket>();
   const running = new Set<Promise<void>>();
   const server = createServer((request, response) => {
-    const head: UpstreamHead = { url: request.url ?? '/', body: undefined };
+    const head: UpstreamHead = { url: request.url ?? '/', headers: request.headers, body: undefined };
     heads.push(head);
-    const plan = plans.shift() ?? { status: 500, pieces: ['{"error":{"message":"no plan","type":"server_error"}}'] };
+    const label = request.headers['x-fault-schedule'];
+    const queue = typeof label === 'string' ? (labelled.get(label) ?? []) : plans;
+    const plan = queue.shift() ?? { status: 500, pieces: ['{"error":{"message":"no plan","type":"server_error"}}'] };
     const played = readBody(request).then((text) => {
       head.body = parseJson(text);
       return play(plan, response);
@@ -65,6 +75,7 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     plans,
+    labelled,
     heads,
     async settled() {
       while (running.size > 0) await Promise.allSettled([...running]);
