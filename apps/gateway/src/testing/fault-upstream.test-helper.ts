@@ -110,10 +110,12 @@ async function play(plan: UpstreamPlan, response: ServerResponse): Promise<void>
   const contentType = status === 200 ? 'text/event-stream' : 'application/json';
   response.writeHead(status, { 'content-type': contentType, ...plan.headers });
   const gapMs = plan.gapMs ?? 1;
+  // A write's callback may never come once the client (the gateway) dropped the connection.
+  const closed = new Promise<void>((resolve) => response.once('close', () => resolve()));
   for (const [index, piece] of plan.pieces.entries()) {
     if (index > 0 && gapMs > 0) await delay(gapMs);
     if (response.destroyed) return;
-    await new Promise<void>((resolve) => response.write(piece, () => resolve()));
+    await Promise.race([new Promise<void>((resolve) => response.write(piece, () => resolve())), closed]);
   }
   if (gapMs > 0) await delay(gapMs);
   const socket = response.socket;
@@ -129,7 +131,7 @@ async function play(plan: UpstreamPlan, response: ServerResponse): Promise<void>
       socket?.resetAndDestroy();
       return;
     case 'hang':
-      await new Promise<void>((resolve) => response.once('close', () => resolve()));
+      await closed;
       return;
   }
 }
