@@ -15,7 +15,7 @@ for (const seed of values.seeds.split(',')) {
     env: { ...process.env, TURNGUARD_FAULT_SCHEDULES: values.schedules, TURNGUARD_FAULT_SEED: seed, TURNGUARD_FAULT_REPORT: '1', TURNGUARD_FAULT_SHRINK: values.shrink ? '1' : '0' },
   });
   const output = `${run.stdout}\n${run.stderr}`;
-  const summary = output.split('\n').find((line) => line.includes('relay fault schedules:'));
+  const summary = output.split('\n').find((line) => line.includes('relay fault schedules: {'));
   const seconds = ((performance.now() - started) / 1000).toFixed(0);
   if (run.status === 0 && summary !== undefined) console.log(`${summary.slice(summary.indexOf('relay fault schedules:'))} (${seconds} s)`);
   else {

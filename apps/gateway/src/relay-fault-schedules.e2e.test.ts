@@ -32,7 +32,7 @@ interface ClientView {
 
 /** Where the running schedule is waiting (for a report if it never ends). */
 let stage = '';
-const TOTALS = { schedules: 0, streamed: 0, json: 0, aborted: 0, completed: 0, recovered: 0, failed: 0, retried: 0, recoveryRequests: 0, droppedAfterEnd: 0 };
+const TOTALS = { lf: 0, cr: 0, crlf: 0, chat: 0, messages: 0, responses: 0, schedules: 0, streamed: 0, json: 0, aborted: 0, completed: 0, recovered: 0, failed: 0, retried: 0, recoveryRequests: 0, droppedAfterEnd: 0 };
 
 /** The client: reads the SSE body with an independent parser (eventsource-parser), leaving after `abortAfter` records. */
 async function readAsClient(schedule: Schedule, response: Response, controller: AbortController): Promise<ClientView> {
@@ -237,6 +237,8 @@ describe('the relay under random fault schedules (R8.13, R8.12, R8.7, R1.2, R6.1
     await fc.assert(
       fc.asyncProperty(scheduleArbitrary, async (schedule) => {
         TOTALS.schedules += 1;
+        TOTALS[schedule.eol] += 1;
+        TOTALS[schedule.protocol] += 1;
         if (process.env.TURNGUARD_FAULT_REPORT === '1' && TOTALS.schedules % 500 === 0) console.log(`relay fault schedules: ${TOTALS.schedules} run`);
         let timer: NodeJS.Timeout | undefined;
         const stuck = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([`the schedule did not end within 10 s (waiting for ${stage})`]), 10_000)));
