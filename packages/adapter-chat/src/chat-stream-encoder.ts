@@ -38,11 +38,20 @@ export class ChatChunkEncoder {
    * to continue the same response with this encoder later (gateway splice).
    */
   observe(event: TurnEvent): void {
-    this.rendering = false;
-    try {
-      this.encode(event);
-    } finally {
-      this.rendering = true;
+    switch (event.type) {
+      case 'text-delta':
+      case 'reasoning-delta':
+        // All that encoding a delta changes: the role has gone out. Nearly every relayed event is
+        // one, so no chunk object is built for it here (the gateway observes each record's events).
+        this.roleSent = true;
+        return;
+      default:
+        this.rendering = false;
+        try {
+          this.encode(event);
+        } finally {
+          this.rendering = true;
+        }
     }
   }
 

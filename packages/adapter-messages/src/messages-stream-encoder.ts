@@ -52,6 +52,8 @@ export class MessagesStreamEncoder {
    * have to continue the same message with this encoder later (gateway splice).
    */
   observe(event: TurnEvent): void {
+    // A text or thinking delta changes nothing but what is rendered: nearly every relayed event is one.
+    if (event.type === 'text-delta' || event.type === 'reasoning-delta') return;
     this.#rendering = false;
     try {
       this.encodeEvent(event);

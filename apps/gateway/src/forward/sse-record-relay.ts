@@ -95,7 +95,9 @@ export class SseRecordRelay {
       this.#mode = 'raw';
       const queued = body.queued;
       body.queued = [];
-      for (const record of queued) this.#relayRecord(record);
+      // One write for what is at hand: the first records usually came in one network read.
+      if (queued.length > 0) write(queued.length === 1 ? this.#textOf(queued[0]!) : queued.map((record) => this.#textOf(record)).join(''));
+      for (const record of queued) this.#follow(record);
       return;
     }
     this.#mode = 'encode';
@@ -154,17 +156,30 @@ export class SseRecordRelay {
   }
 
   #relayRecord(record: ObservedRecord): void {
+    this.#write(this.#textOf(record));
+    this.#follow(record);
+  }
+
+  /**
+   * A record's text as the client gets it. One closed by a bare CR gets an LF after it: a client's
+   * parser holds that CR as the possible first half of a CRLF until the next byte (eventsource-parser
+   * loses it at the end of the stream); as a CRLF — the same blank line — it is read at once.
+   */
+  #textOf(record: ObservedRecord): string {
     const { raw } = record;
-    // A record closed by a bare CR: a client's parser holds that CR as the possible first half of a
-    // CRLF until the next byte (eventsource-parser loses it at the end of the stream). An LF after it
-    // makes it a CRLF — the same blank line — so the record is read now, and never lost at the end.
-    this.#write(raw.charCodeAt(raw.length - 1) === CR ? `${raw}\n` : raw);
+    return raw.charCodeAt(raw.length - 1) === CR ? `${raw}\n` : raw;
+  }
+
+  /**
+   * The encoder follows what the client has, after the write (the first byte does not wait for it).
+   * Usage is left out: the turn's own usage event comes before the encoder's end, and Chat's usage
+   * chunk is the client's to ask for.
+   */
+  #follow(record: ObservedRecord): void {
     if (this.#options.protocol === 'responses') {
       const sequence = SEQUENCE_NUMBER.exec(record.data);
       if (sequence !== null) this.#lastSequenceNumber = Number(sequence[1]);
     }
-    // The encoder follows what the client has. Usage is left out: the turn's own usage event comes
-    // before the encoder's end, and Chat's usage chunk is the client's to ask for.
     const encoder = this.#encoder;
     for (const event of record.events) if (event.type !== 'usage' && event.type !== 'stream-end') encoder.observe(event);
   }
