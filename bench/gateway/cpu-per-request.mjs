@@ -3,7 +3,7 @@
 // The client sends sequential streamed Chat requests (keep-alive) of `chunks` unpaced deltas; a
 // proxy's CPU per request is its process's CPU time (user + system) over a round of N requests,
 // divided by N. Rounds interleave the targets in a rotating order after a warm-up of each. Also
-// prints the client's time to the first body byte per target (median over the rounds' medians).
+// prints the client's time to the first body byte and to the first content delta per target.
 // Usage: node bench/gateway/cpu-per-request.mjs [--chunks 20] [--requests 300] [--rounds 7] [--warmup 1500] [--floor]
 //   --floor adds the parse-and-forward floors (parse-forward-floor.mjs): read and parse the body, re-send
 //   it over node:http's client or over the gateway's undici transport, relay the bytes — no runTurn.
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { ask, median, medianRange, startChild, stopChild, streamOnce } from './bench-client.mjs';
+import { ask, median, medianRange, startChild, stopChild, streamOnce, streamTimings } from './bench-client.mjs';
 import { bundleFromSource } from '../../scripts/bundle-from-source.mjs';
 import { bundleGateway } from './gateway-bundle.mjs';
 
@@ -51,27 +51,31 @@ for (const name of names) for (let index = 0; index < Number(args.warmup); index
 
 const cpu = Object.fromEntries(names.map((name) => [name, []]));
 const ttfb = Object.fromEntries(names.map((name) => [name, []]));
+const firstContent = Object.fromEntries(names.map((name) => [name, []]));
 for (let round = 0; round < Number(args.rounds); round += 1) {
   const order = names.map((_, index) => names[(index + round) % names.length]);
   for (const name of order) {
     const { child, info } = targets[name];
     const before = (await ask(child, { cmd: 'cpu' })).cpuMicros;
-    const firstBytes = [];
-    for (let index = 0; index < Number(args.requests); index += 1) firstBytes.push((await streamOnce(agent, info.port, body)).ttfbMs);
+    const timings = [];
+    for (let index = 0; index < Number(args.requests); index += 1) timings.push(await streamTimings(agent, info.port, body));
     const after = (await ask(child, { cmd: 'cpu' })).cpuMicros;
     cpu[name].push((after - before) / 1000 / Number(args.requests));
-    ttfb[name].push(median(firstBytes));
+    ttfb[name].push(median(timings.map((timing) => timing.firstByteMs)));
+    firstContent[name].push(median(timings.map((timing) => timing.firstContentMs)));
   }
 }
 
 const ms = (value) => value.toFixed(3);
 console.log(`node ${process.version}, ${args.rounds} rounds × ${args.requests} sequential streamed requests per target, ${args.chunks} unpaced chunks each, ${args.warmup} warm-up requests per target`);
-console.log('| target | CPU ms per request | × pipe | first body byte ms | − pipe |');
-console.log('| --- | ---: | ---: | ---: | ---: |');
+console.log('Cells: median over the rounds (range); "− pipe" is paired by round. First content: the first text delta (the role chunk before it is held until the attempt has output, R1.2).');
+console.log('| target | CPU ms per request | × pipe | first body byte ms | − pipe | first content delta ms | − pipe |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const name of names) {
   const ratio = cpu[name].map((value, round) => value / cpu.pipe[round]);
-  const added = ttfb[name].map((value, round) => value - ttfb.pipe[round]);
-  console.log(`| ${name} | ${medianRange(cpu[name], ms)} | ${name === 'pipe' ? '' : medianRange(ratio, (value) => value.toFixed(2))} | ${medianRange(ttfb[name], ms)} | ${name === 'pipe' ? '' : medianRange(added, ms)} |`);
+  const added = (series) => series[name].map((value, round) => value - series.pipe[round]);
+  const pipe = name === 'pipe';
+  console.log(`| ${name} | ${medianRange(cpu[name], ms)} | ${pipe ? '' : medianRange(ratio, (value) => value.toFixed(2))} | ${medianRange(ttfb[name], ms)} | ${pipe ? '' : medianRange(added(ttfb), ms)} | ${medianRange(firstContent[name], ms)} | ${pipe ? '' : medianRange(added(firstContent), ms)} |`);
 }
 agent.destroy();
 for (const { child } of Object.values(targets)) {
