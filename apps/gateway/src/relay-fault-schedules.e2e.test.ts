@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => faults.close());
 
 type Json = Record<string, any>;
-type ParsedRecord = { event: string | undefined; data: string };
+type ParsedRecord = { event?: string | undefined; data: string };
 
 interface ClientView {
   status: number;

@@ -46,30 +46,30 @@ function checkChat(records: readonly EventSourceMessage[], options: StrictReadOp
   let state: 'open' | 'finished' | 'failed' | 'done' = 'open';
   let usageChunks = 0;
   let responseId: string | undefined;
-  records.forEach((record, at) => {
+  for (const [at, record] of records.entries()) {
     const where = `#${at}`;
     if (state === 'done') {
       problems.push(`${where}: a record after [DONE]`);
-      return;
+      continue;
     }
     if (record.data === '[DONE]') {
       state = 'done';
-      return;
+      continue;
     }
     const chunk = parse(record.data);
     if (chunk === undefined) {
       problems.push(`${where}: data is not a JSON object`);
-      return;
+      continue;
     }
     if (chunk.error !== undefined) {
       if (state === 'failed') problems.push(`${where}: a second error chunk`);
       if (state === 'finished') problems.push(`${where}: an error chunk after the finish`);
       state = 'failed';
-      return;
+      continue;
     }
     if (state === 'failed') {
       problems.push(`${where}: a chunk after the error chunk`);
-      return;
+      continue;
     }
     if (chunk.object !== 'chat.completion.chunk') problems.push(`${where}: not a chat.completion.chunk`);
     if (responseId === undefined) responseId = chunk.id;
@@ -80,14 +80,14 @@ function checkChat(records: readonly EventSourceMessage[], options: StrictReadOp
       else if (!options.wantsUsage) problems.push(`${where}: a usage chunk the client did not ask for`);
       usageChunks += 1;
       if (usageChunks > 1) problems.push(`${where}: a second usage chunk`);
-      return;
+      continue;
     }
     if (state === 'finished') {
       problems.push(`${where}: a choice after the finish`);
-      return;
+      continue;
     }
     if (choices.some((choice: Json) => choice.finish_reason != null)) state = 'finished';
-  });
+  }
   if (!options.unterminated && state !== 'done') problems.push('the stream did not end with [DONE]');
   return problems;
 }
@@ -100,31 +100,31 @@ function checkMessages(records: readonly EventSourceMessage[], options: StrictRe
   let state: 'before' | 'open' | 'delta' | 'ended' = 'before';
   let openBlock: number | undefined;
   let lastIndex = -1;
-  records.forEach((record, at) => {
+  for (const [at, record] of records.entries()) {
     const where = `#${at} ${record.event ?? '(no event)'}`;
     if (state === 'ended') {
       problems.push(`${where}: a record after the end`);
-      return;
+      continue;
     }
     if (record.event === undefined || !MESSAGES_EVENTS.has(record.event)) {
       problems.push(`${where}: not a Messages event`);
-      return;
+      continue;
     }
     const body = parse(record.data);
     if (body === undefined || body.type !== record.event) {
       problems.push(`${where}: data does not match its event`);
-      return;
+      continue;
     }
     switch (record.event) {
       case 'error':
         state = 'ended';
-        return;
+        continue;
       case 'ping':
-        return;
+        continue;
       case 'message_start':
         if (state !== 'before') problems.push(`${where}: a second message_start`);
         state = 'open';
-        return;
+        continue;
       default:
         if (state === 'before') problems.push(`${where}: before message_start`);
     }
@@ -135,25 +135,25 @@ function checkMessages(records: readonly EventSourceMessage[], options: StrictRe
         if (!(body.index > lastIndex)) problems.push(`${where}: index ${body.index} does not grow (last ${lastIndex})`);
         openBlock = body.index;
         lastIndex = Math.max(lastIndex, body.index);
-        return;
+        continue;
       case 'content_block_delta':
         if (body.index !== openBlock) problems.push(`${where}: delta for block ${body.index}, open ${openBlock}`);
-        return;
+        continue;
       case 'content_block_stop':
         if (body.index !== openBlock) problems.push(`${where}: stop for block ${body.index}, open ${openBlock}`);
         openBlock = undefined;
-        return;
+        continue;
       case 'message_delta':
         if (state === 'delta') problems.push(`${where}: a second message_delta`);
         if (openBlock !== undefined) problems.push(`${where}: block ${openBlock} still open`);
         state = 'delta';
-        return;
+        continue;
       case 'message_stop':
         if (state !== 'delta') problems.push(`${where}: message_stop with no message_delta before it`);
         state = 'ended';
-        return;
+        continue;
     }
-  });
+  }
   if (!options.unterminated && state !== 'ended') problems.push('the stream ended with neither message_stop nor an error');
   return problems;
 }
@@ -168,41 +168,41 @@ function checkResponses(records: readonly EventSourceMessage[], options: StrictR
   let ended = false;
   let lastAdded = -1;
   const open = new Set<number>();
-  records.forEach((record, at) => {
+  for (const [at, record] of records.entries()) {
     const where = `#${at} ${record.event ?? '(no event)'}`;
     if (ended) {
       problems.push(`${where}: a record after the terminal event`);
-      return;
+      continue;
     }
     const body = parse(record.data);
     if (body === undefined || (record.event !== undefined && body.type !== record.event)) {
       problems.push(`${where}: data is not the event's JSON`);
-      return;
+      continue;
     }
     if (typeof body.sequence_number !== 'number' || !(body.sequence_number > lastSequence)) problems.push(`${where}: sequence_number ${body.sequence_number} does not grow (last ${lastSequence})`);
     else lastSequence = body.sequence_number;
     if (body.type === 'response.created') {
       if (created) problems.push(`${where}: a second response.created`);
       created = true;
-      return;
+      continue;
     }
     if (!created) problems.push(`${where}: before response.created`);
     if (RESPONSES_TERMINALS.has(body.type)) {
       ended = true;
-      return;
+      continue;
     }
     if (body.type === 'response.output_item.added') {
       if (!(body.output_index > lastAdded)) problems.push(`${where}: output_index ${body.output_index} does not grow (last ${lastAdded})`);
       lastAdded = Math.max(lastAdded, body.output_index);
       open.add(body.output_index);
-      return;
+      continue;
     }
     if (body.type === 'response.output_item.done') {
       if (!open.delete(body.output_index)) problems.push(`${where}: done for output_index ${body.output_index}, which is not open`);
-      return;
+      continue;
     }
     if (typeof body.output_index === 'number' && !open.has(body.output_index)) problems.push(`${where}: for output_index ${body.output_index}, which is not open`);
-  });
+  }
   if (!options.unterminated && !ended) problems.push('the stream ended with no terminal event');
   return problems;
 }
