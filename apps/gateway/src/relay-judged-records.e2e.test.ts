@@ -184,6 +184,28 @@ describe('R8.13 after an error event only the protocol’s own closing follows (
 });
 
 describe('R8.7 a splice continues exactly what the client has', () => {
+  it('responses: a message item added with no content yet when the thinking stream is cut — the recovery’s item comes after it, and it is closed first', async () => {
+    const wire = new ResponsesWire();
+    faults.upstream.plans.push(
+      {
+        pieces: [
+          wire.created(),
+          wire.reasoningAdded(0, 'rs_1'),
+          wire.reasoning(0, 'rs_1', 'thinking '.repeat(20)),
+          wire.event('response.output_item.done', { output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [] } }),
+          wire.event('response.output_item.added', { output_index: 1, item: { id: 'msg_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
+        ],
+      },
+      { pieces: [new ResponsesWire().created() + new ResponsesWire().messageAdded(0, 'msg_r'), new ResponsesWire().text(0, 'msg_r', 'Recovered.'), new ResponsesWire().completed()] },
+    );
+    const received = await readRecords(await faults.post('responses'));
+    expect(faults.upstream.heads.at(-1)?.body).toBeDefined();
+    const items = received.filter((record) => /^response\.output_item\.(added|done)$/.test(record.event ?? '')).map((record) => `${record.event!.slice(21)}:${(JSON.parse(record.data) as Json).output_index}`);
+    // Indices only grow; segment 1's open message item is done before the recovery's item is added (R8.7).
+    expect(items).toEqual(['added:0', 'done:0', 'added:1', 'done:1', 'added:2', 'done:2']);
+    expect(received.at(-1)?.event).toBe('response.completed');
+  });
+
   for (const eol of LINE_ENDS) {
     it(`responses (${eol}) after a 429, one record per write, then an invalid record: each output_index added once`, async () => {
       const wire = new ResponsesWire(eol);

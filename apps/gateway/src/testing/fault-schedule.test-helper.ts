@@ -43,6 +43,8 @@ export interface BodySpec {
   repeatAt: number | undefined;
   /** Chat: no usage chunk and no `[DONE]`; Messages: no `message_stop`. */
   dropTail: boolean;
+  /** The body stops (no terminal frame, no tail) right after an answer's block or item started with no content yet (Messages: a text block; Responses: a message item). */
+  openItem?: boolean;
   afterEnd: number[];
 }
 
@@ -113,8 +115,10 @@ function messagesBody(attempt: number, spec: BodySpec, eol: LineEnd): WireRecord
     for (let at = 0; at < spec.text; at += 1) records.push(event('text', 'content_block_delta', { index, delta: { type: 'text_delta', text: `a${attempt}w${at} ` } }, `a${attempt}w${at} `));
     records.push(event('block', 'content_block_stop', { index }));
   }
+  if (spec.openItem === true) records.push(event('block', 'content_block_start', { index: index + (spec.text > 0 ? 1 : 0), content_block: { type: 'text', text: '' } }));
   insertGarbage(records, spec, record('garbage', '{"type":"content_block_delta","index":0,"delta":{"type":"text_de', eol, 'content_block_delta'));
   insertRepeat(records, spec, (original) => (original.role === 'text' || original.role === 'reasoning' ? { ...original } : { ...original, role: 'repeat' }));
+  if (spec.openItem === true) return records;
   records.push(event('terminal', 'message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 2 } }));
   if (!spec.dropTail) records.push(event('done', 'message_stop', {}));
   const junk = [event('after-end', 'message_stop', {}), event('after-end', 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'late' } }), event('after-end', 'message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 9 } }), record('after-end', '{"type":"mess', eol, 'message_stop')];
@@ -160,10 +164,17 @@ function responsesBody(attempt: number, spec: BodySpec, eol: LineEnd): WireRecor
     records.push(event('block', 'response.output_item.done', { output_index: outputIndex, item }));
     output.push(item);
   }
+  if (spec.openItem === true) {
+    records.push(event('block', 'response.output_item.added', { output_index: outputIndex + (spec.text > 0 ? 1 : 0), item: { id: `msg_open_a${attempt}`, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }));
+  }
   insertGarbage(records, spec, record('garbage', '{"type":"response.output_text.delta","delta":"bro', eol, 'response.output_text.delta'));
   // Only records whose repeat a client can tell by its own fields: the start, items added or done, deltas (a delta said twice).
   const repeatable = (original: WireRecord): boolean => original.role !== 'block' || /output_item\.(added|done)/.test(original.event ?? '');
   insertRepeat(records, spec, (original) => (repeatable(original) ? (original.role === 'text' || original.role === 'reasoning' ? { ...original } : { ...original, role: 'repeat' }) : undefined));
+  if (spec.openItem === true) {
+    numberResponsesRecords(records, eol);
+    return records;
+  }
   records.push(event('terminal', 'response.completed', { response: { ...response, status: 'completed', output, usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 } } }));
   const junk = [event('after-end', 'response.completed', { response: { ...response, status: 'completed', output: [] } }), event('after-end', 'response.output_text.delta', { item_id: 'late', output_index: 9, content_index: 0, delta: 'late' }), record('after-end', '[DONE]', eol)];
   for (const pick of spec.afterEnd) records.push(junk[pick % junk.length]!);
@@ -323,6 +334,7 @@ const bodySpec = fc.record({
   repeatAt: sometimes(fc.nat(12), 1, 4),
   dropTail: fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   afterEnd: fc.oneof({ weight: 3, arbitrary: fc.constant([] as number[]) }, { weight: 2, arbitrary: fc.array(fc.nat(8), { minLength: 1, maxLength: 3 }) }),
+  openItem: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 const writes: fc.Arbitrary<Writes> = fc.oneof(
@@ -349,7 +361,7 @@ const attempt: fc.Arbitrary<AttemptSpec> = fc.oneof(
 const recoveryShaped: fc.Arbitrary<AttemptSpec[]> = fc.tuple(
   fc.record({
     kind: fc.constant('stream' as const),
-    body: fc.record({ reasoning: fc.integer({ min: 1, max: 4 }), text: fc.constant(0), garbageAt: fc.constant(undefined), repeatAt: sometimes(fc.nat(12), 1, 4), dropTail: fc.boolean(), afterEnd: fc.constant([] as number[]) }),
+    body: fc.record({ reasoning: fc.integer({ min: 1, max: 4 }), text: fc.constant(0), garbageAt: fc.constant(undefined), repeatAt: sometimes(fc.nat(12), 1, 4), dropTail: fc.boolean(), afterEnd: fc.constant([] as number[]), openItem: fc.boolean() }),
     writes,
     cut: fc.oneof(
       { weight: 3, arbitrary: fc.record({ kind: fc.constant('records' as const), keep: fc.integer({ min: 3, max: 6 }), ending: fc.constant<UpstreamEnding>('end') }) },
