@@ -9,7 +9,8 @@
 // {cmd:'alloc-stop'} sample every allocation in between, garbage included
 // (alloc-census.mjs); {cmd:'gc-survival-start'} and {cmd:'gc-survival-stop'}
 // answer what the young generation did in between (gc-survival.mjs); {cmd:'grow-young'} grows
-// V8's young generation to its cap and answers new space's committed size (memory-run.mjs --steady).
+// V8's young generation to its cap and answers new space's committed size (memory-run.mjs --steady);
+// {cmd:'cpu'} answers the process's CPU time so far (cpu-per-request.mjs).
 import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { startGcSurvival, stopGcSurvival } from './gc-survival.mjs';
@@ -51,6 +52,10 @@ export function startMemorySampler() {
       committed = [];
       sample();
       process.send({ reset: true });
+    } else if (message?.cmd === 'cpu') {
+      // cpu-per-request.mjs: this process's CPU time so far (user + system, µs).
+      const { user, system } = process.cpuUsage();
+      process.send({ cpuMicros: user + system });
     } else if (message?.cmd === 'read') {
       sample();
       process.send({ rss: summarize(rss), heapUsed: summarize(heap), heapTotal: summarize(committed), samples: rss.length });

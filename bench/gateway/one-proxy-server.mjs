@@ -3,7 +3,8 @@
 //   pipe                the pipe-through floor (pipe-proxy.mjs, keep-alive 60 s);
 //   pipe-node-default   the same with Node's default 5 s server keep-alive (a control);
 //   gateway             createGateway from the bundle given (gateway-bundle.mjs), stats off;
-//   parse-forward       the parse-and-forward floor from the bundle given (parse-forward-floor.mjs).
+//   parse-forward       the parse-and-forward floor from the bundle given (parse-forward-floor.mjs);
+//   parse-forward-node  the same floor over node:http's client instead of the gateway's undici transport.
 // Usage: node one-proxy-server.mjs <kind> <upstreamPort> [bundle.cjs]; prints {"port":N}.
 import { createRequire } from 'node:module';
 import { createPipeProxy } from './pipe-proxy.mjs';
@@ -20,6 +21,7 @@ async function listen() {
   }
   let server;
   if (kind === 'parse-forward') server = createRequire(import.meta.url)(bundle).createParseForwardFloor(upstreamPort);
+  else if (kind === 'parse-forward-node') server = createRequire(import.meta.url)(bundle).createParseForwardFloorNodeHttp(upstreamPort);
   else if (kind === 'pipe' || kind === 'pipe-node-default') server = createPipeProxy(upstreamPort, kind === 'pipe' ? {} : { keepAliveTimeout: 5_000 });
   else throw new Error(`unknown proxy kind ${kind}`);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -29,3 +31,5 @@ async function listen() {
 startMemorySampler();
 process.stdout.write(`${JSON.stringify({ port: await listen() })}\n`);
 process.on('disconnect', () => process.exit(0));
+// A clean exit on SIGINT lets --cpu-prof write its profile (cpu-per-request.mjs, BENCH_PROFILE_DIR).
+process.on('SIGINT', () => process.exit(0));

@@ -4,7 +4,7 @@ import { frameRecordedLines, readRecordedStreams } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedGateway, type ScriptedGateway } from './testing/scripted-sse-upstream.test-helper.js';
 
-// R8.12 (issue 14): a response whose terminal frame arrived is complete even if the transport then
+// R8.12: a response whose terminal frame arrived is complete even if the transport then
 // ends badly; through the gateway it is never a 502 nor an appended error. Real sockets both ways.
 // runTurn decides this in core (decision 0270); the gateway relays what runTurn decides, so these
 // check that the two agree.

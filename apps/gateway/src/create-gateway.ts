@@ -216,6 +216,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
           fetch: fetch ?? upstreamTransport().fetch,
           now: now ?? Date.now,
           responseChains: new ResponseIdChains(),
+          logger,
           ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
           ...(config.debugDumps === undefined ? {} : { writeDebugDump: createTempDirDebugDumpWriter({ directory: config.debugDumps }) }),
         };

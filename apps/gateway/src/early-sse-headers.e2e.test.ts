@@ -5,7 +5,7 @@ import { frameRecordedLines, readRecordedStreams } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './create-gateway.js';
 
-// Issue 19 (gateway bullet), decision 0233: the status and the upstream's headers go out as soon as
+// R8.2, decision 0233: the status and the upstream's headers go out as soon as
 // segment 1 is a stream; `: keep-alive` comments while the upstream is silent; a retry before any
 // output stays invisible. Real sockets both ways; no sleeps (every wait is on an observed event).
 type Reply = (response: ServerResponse) => void;
@@ -55,7 +55,7 @@ async function readUntil(response: Response, marker: string): Promise<{ text: st
   return { text, reader };
 }
 
-describe('issue 19: the stream opens at once; silence is filled with SSE comments', () => {
+describe('R8.2, decision 0233: the stream opens at once; silence is filled with SSE comments', () => {
   it('the client has the status and the upstream’s request id before the upstream sent any byte of its body', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

@@ -4,7 +4,7 @@ import { scenario } from '@turnguard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './testing/gateway-harness.test-helper.js';
 
-// R8.6 (issue 14): the gateway is invisible to a client except where it recovers. Real sockets both
+// R8.6: the gateway is invisible to a client except where it recovers. Real sockets both
 // ways; the loopback upstream records the physical requests it got.
 let harness: Harness;
 

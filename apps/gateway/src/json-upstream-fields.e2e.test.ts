@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedGateway, type ScriptedGateway } from './testing/scripted-sse-upstream.test-helper.js';
 import { chatBaseline, withoutHelperFields } from './testing/sdk-accumulator-baseline.test-helper.js';
 
-// Issue 14, R8.6: a non-streaming answer streams upstream (for R4) yet is the JSON the upstream would
+// R8.6: a non-streaming answer streams upstream (for R4) yet is the JSON the upstream would
 // have sent — what the official SDK's stream accumulator builds from the same bytes (decision 0235).
 // Real loopback HTTP both ways; the scripted upstream writes each reply in uneven pieces.
 type Json = Record<string, unknown>;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './create-gateway.js';
 import { LoopbackServers } from './testing/loopback-servers.test-helper.js';
 
-// R8.8 with issue 16's proxy support: the pass-through routes go over the same undici dispatcher as
+// R8.8 with proxy support (decision 0220): the pass-through routes go over the same undici dispatcher as
 // the recovery routes, so HTTP_PROXY / NO_PROXY from the gateway's env apply to them too.
 const servers = new LoopbackServers();
 let gateway: Gateway | undefined;

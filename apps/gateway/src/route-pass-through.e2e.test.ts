@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './create-gateway.js';
 
-// R8.8 (issue 14): every path that is not a recovery route reaches the upstream of its protocol
+// R8.8: every path that is not a recovery route reaches the upstream of its protocol
 // family unchanged — method, path, query, headers, body — and its answer comes back as it came.
 interface Seen {
   method: string | undefined;

@@ -4,7 +4,7 @@ import { scenario } from '@turnguard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './testing/gateway-harness.test-helper.js';
 
-// R8.7 (issue 14): a recovery after a cut INSIDE an open thinking block / reasoning item must still be
+// R8.7: a recovery after a cut INSIDE an open thinking block / reasoning item must still be
 // one valid stream under the official SDKs' accumulators and the strictest real clients: Claude Code
 // answers with the block of the last content_block_stop, Codex keeps items in the order of their
 // output_item.done. Real sockets: SDK → gateway → testkit loopback upstream.

@@ -5,7 +5,7 @@ import { Stream } from 'openai/streaming';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TurnError, type TurnEvent } from '@turnguard/core';
 import { decodeChatStream } from './chat-stream-decoder.js';
-import { encodeChatStream } from './chat-stream-encoder.js';
+import { ChatChunkEncoder, encodeChatStream } from './chat-stream-encoder.js';
 import { frameRecordedLines, readRecordedStreams, streamOfChunks } from '@turnguard/testkit';
 import { readRecordingContent } from './chat-fixture-replay.test-helper.js';
 
@@ -125,6 +125,14 @@ describe('encodeChatStream read back by the official openai SDK (R7.3)', () => {
     }
     expect(raised).toBeInstanceOf(OpenAI.APIError);
     expect(received).toEqual(['x']);
+  });
+
+  it('R8.13: after the error chunk only [DONE] follows — no usage chunk, even with usage known', () => {
+    const encoder = new ChatChunkEncoder();
+    encoder.encode({ type: 'text-delta', id: 't', delta: 'x' });
+    encoder.encode({ type: 'usage', usage: { inputTokens: 3, outputTokens: 1, cachedInputTokens: undefined, cacheCreationInputTokens: undefined, reasoningTokens: undefined, totalTokens: 4 } });
+    expect(encoder.encode({ type: 'error', error: new TurnError({ kind: 'stream_cut', message: 'cut' }) })[0]).toMatch(/^data: \{"error":/);
+    expect(encoder.finish()).toEqual(['data: [DONE]\n\n']);
   });
 
   it('a failing event source ends the stream with an error payload and [DONE]', async () => {

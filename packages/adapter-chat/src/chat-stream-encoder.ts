@@ -29,6 +29,8 @@ export class ChatChunkEncoder {
   private toolCallIndexes: Map<string, { index: number; sentInput: string }> | undefined;
   /** False while `observe` runs: records are not rendered (no JSON.stringify), state still advances. */
   private rendering = true;
+  /** An error was encoded: only the protocol's closing `[DONE]` may follow it (R8.13). */
+  private failed = false;
 
   /**
    * Advances the state as `encode(event)` would, rendering nothing: for a
@@ -36,11 +38,20 @@ export class ChatChunkEncoder {
    * to continue the same response with this encoder later (gateway splice).
    */
   observe(event: TurnEvent): void {
-    this.rendering = false;
-    try {
-      this.encode(event);
-    } finally {
-      this.rendering = true;
+    switch (event.type) {
+      case 'text-delta':
+      case 'reasoning-delta':
+        // All that encoding a delta changes: the role has gone out. Nearly every relayed event is
+        // one, so no chunk object is built for it here (the gateway observes each record's events).
+        this.roleSent = true;
+        return;
+      default:
+        this.rendering = false;
+        try {
+          this.encode(event);
+        } finally {
+          this.rendering = true;
+        }
     }
   }
 
@@ -80,6 +91,7 @@ export class ChatChunkEncoder {
       case 'finish':
         return [this.record({ choices: [{ index: 0, delta: this.roleDelta({}), logprobs: null, finish_reason: toChatFinishReason(event.finishReason) }] })];
       case 'error':
+        this.failed = true;
         return this.rendering ? [`data: ${JSON.stringify({ error: toOpenAiErrorBody(event.error) })}\n\n`] : [];
       case 'text-start':
       case 'text-end':
@@ -99,8 +111,12 @@ export class ChatChunkEncoder {
     }
   }
 
-  /** The usage chunk (OpenAI sends it after the finish chunk, before `[DONE]`), then `[DONE]`. */
+  /**
+   * The usage chunk (OpenAI sends it after the finish chunk, before `[DONE]`), then `[DONE]`. After
+   * an error chunk only `[DONE]`: nothing may follow an error but the protocol's own closing (R8.13).
+   */
   finish(): string[] {
+    if (this.failed) return ['data: [DONE]\n\n'];
     const records: string[] = [];
     const usage = this.usage === undefined ? undefined : toChatUsage(this.usage);
     if (usage !== undefined) records.push(this.record({ choices: [], usage }));

@@ -125,17 +125,23 @@ describe('recorded Messages streams replay faithfully (R7.2)', () => {
       expect(summary.end).toEqual(expectedStreamEnd(true, recording.lines));
     });
 
-    it('reports no terminal frame when cut after any earlier line, and never throws', async () => {
+    // R8.13: the message_delta that carries the stop_reason is the terminal frame; only a cut before it is a cut.
+    const terminalLine = recording.lines.findIndex((line) => (JSON.parse(line) as { type?: string; delta?: { stop_reason?: unknown } }).type === 'message_delta' && typeof (JSON.parse(line) as { delta?: { stop_reason?: unknown } }).delta?.stop_reason === 'string');
+
+    it('reports no terminal frame when cut before the stop_reason, and never throws', async () => {
+      expect(terminalLine).toBeGreaterThan(0);
       for (let kept = 0; kept < recording.lines.length; kept += 1) {
         const events = await collectEvents(decodeMessagesStream(streamOfText(frameRecordedLines('messages', recording.lines.slice(0, kept)))));
-        expect(events.at(-1), `cut after ${kept} lines`).toEqual(expectedStreamEnd(false, recording.lines.slice(0, kept)));
-        expect(events.some((event) => event.type === 'finish'), `cut after ${kept} lines`).toBe(false);
+        const complete = kept > terminalLine;
+        expect(events.at(-1), `cut after ${kept} lines`).toEqual(expectedStreamEnd(complete, recording.lines.slice(0, kept)));
+        expect(events.some((event) => event.type === 'finish'), `cut after ${kept} lines`).toBe(complete);
       }
     });
 
-    it('reports no terminal frame when the last record is not closed by its blank line', async () => {
+    it('a last message_stop not closed by its blank line is dropped; the stop_reason before it already ended the message (R8.13)', async () => {
       const events = await collectEvents(decodeMessagesStream(streamOfText(wire.slice(0, -1))));
-      expect(events.at(-1)).toMatchObject({ type: 'stream-end', terminalFrameSeen: false });
+      expect(events.at(-1)).toMatchObject({ type: 'stream-end', terminalFrameSeen: true });
+      expect(events.filter((event) => event.type === 'finish')).toHaveLength(1);
     });
 
     it('gives identical events for random byte splits (UTF-8 characters included)', async () => {

@@ -117,23 +117,33 @@ describe('MessagesStreamDecoder (R7.2)', () => {
     expect(spliced.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false });
   });
 
-  it('needs both a stop_reason and message_stop for the terminal frame', async () => {
+  it('the message_delta carrying a stop_reason is the terminal frame; message_stop alone is not (R8.12, R8.13)', async () => {
     const noStopReason = await decode(start() + sse('message_stop', { type: 'message_stop' }));
+    expect(noStopReason.some((event) => event.type === 'finish')).toBe(false);
     expect(noStopReason.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false });
+    // The answer is complete at its stop_reason: a body that ends before message_stop is not a cut.
     const noStop = await decode(start() + sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } }));
-    expect(noStop.some((event) => event.type === 'finish')).toBe(false);
-    expect(noStop.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: false });
+    expect(noStop.filter((event) => event.type === 'finish')).toEqual([{ type: 'finish', finishReason: { unified: 'stop', raw: 'end_turn' } }]);
+    expect(noStop.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: true });
   });
 
-  it('closes blocks left open at message_stop and ignores anything after the terminal frame', () => {
+  it('closes blocks left open at the stop_reason and ignores anything after the terminal frame, message_stop included', () => {
     const decoder = new MessagesStreamDecoder();
     decoder.decodeRecord('content_block_start', JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'a' } }));
-    decoder.decodeRecord('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } }));
-    expect(decoder.decodeRecord('message_stop', '{"type":"message_stop"}')).toEqual([
+    expect(decoder.decodeRecord('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 9 } }))).toEqual([
       { type: 'text-end', id: '0' },
+      { type: 'usage', usage: expect.objectContaining({ outputTokens: 9 }) },
       { type: 'finish', finishReason: { unified: 'length', raw: 'max_tokens' } },
     ]);
+    expect(decoder.decodeRecord('message_stop', '{"type":"message_stop"}')).toEqual([]);
+    expect(decoder.decodeRecord('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 12 } }))).toEqual([]);
     expect(decoder.decodeRecord('content_block_start', JSON.stringify({ type: 'content_block_start', index: 1, content_block: { type: 'text', text: 'late' } }))).toEqual([]);
+  });
+
+  it('a message_stop with no stop_reason before it still closes the blocks a sloppy upstream left open', () => {
+    const decoder = new MessagesStreamDecoder();
+    decoder.decodeRecord('content_block_start', JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: 'a' } }));
+    expect(decoder.decodeRecord('message_stop', '{"type":"message_stop"}')).toEqual([{ type: 'text-end', id: '0' }]);
   });
 
   it('propagates a failure of the body stream itself (transport), after the events decoded so far', async () => {

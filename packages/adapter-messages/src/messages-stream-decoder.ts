@@ -26,10 +26,12 @@ const THINKING_DELTA = { valueKey: 'thinking', blockKind: 'reasoning' } as const
  * Messages SSE records → neutral events (R7.2), one record at a time. Pure
  * state machine; `decodeMessagesStream` feeds it from bytes.
  *
- * Terminal frame: `message_delta` with a `stop_reason` AND then
- * `message_stop` (SPEC "terminal frame"). `finish` is emitted at
- * `message_stop`, so a stream cut between the two has no finish and reports
- * `terminalFrameSeen: false`.
+ * Terminal frame: `message_delta` with a `stop_reason` (then `message_stop`,
+ * SPEC "terminal frame"). `finish` is emitted at that `message_delta`: the
+ * answer is complete there, and a stream that then ends without its
+ * `message_stop` — cleanly, by FIN or by RST — is complete, never a cut
+ * (R8.12); the gateway supplies the missing `message_stop` (R8.13).
+ * Everything after it is ignored, `message_stop` included.
  */
 export class MessagesStreamDecoder {
   /**
@@ -48,7 +50,6 @@ export class MessagesStreamDecoder {
   /** A second, different message started inside the first: nothing after it is trusted. */
   #spliced = false;
   #stopped = false;
-  #stopReason: string | undefined;
   #nativeUsage: NativeRecord = {};
   #terminalFrameSeen = false;
   /** Any tool-use block started, modelled or not (server_tool_use, mcp_tool_use…): R4.1. */
@@ -285,20 +286,28 @@ export class MessagesStreamDecoder {
 
   #applyMessageDelta(event: NativeRecord, events: DecodedStreamEvent[]): void {
     const delta = isRecord(event['delta']) ? event['delta'] : {};
-    if (typeof delta['stop_reason'] === 'string') this.#stopReason = delta['stop_reason'];
-    if (!isRecord(event['usage'])) return;
-    this.#nativeUsage = mergeMessagesUsage(this.#nativeUsage, event['usage']);
-    events.push({ type: 'usage', usage: convertMessagesUsage(this.#nativeUsage) });
+    const stopReason = typeof delta['stop_reason'] === 'string' ? delta['stop_reason'] : undefined;
+    // Blocks a sloppy upstream left open end with the message.
+    if (stopReason !== undefined) this.#endOpenBlocks(events);
+    if (isRecord(event['usage'])) {
+      this.#nativeUsage = mergeMessagesUsage(this.#nativeUsage, event['usage']);
+      events.push({ type: 'usage', usage: convertMessagesUsage(this.#nativeUsage) });
+    }
+    if (stopReason === undefined) return;
+    this.#stopped = true;
+    this.#terminalFrameSeen = true;
+    events.push({ type: 'finish', finishReason: mapMessagesStopReason(stopReason) });
   }
 
+  /** `message_stop` with no `message_delta` carrying a stop_reason before it: the message ends without a terminal frame. */
   #stopMessage(events: DecodedStreamEvent[]): void {
     this.#stopped = true;
-    // Blocks a sloppy upstream left open end with the message.
+    this.#endOpenBlocks(events);
+  }
+
+  #endOpenBlocks(events: DecodedStreamEvent[]): void {
     for (const block of this.#blocks.values()) this.#pushEndEventOf(block, events);
     this.#blocks.clear();
-    if (this.#stopReason === undefined) return;
-    this.#terminalFrameSeen = true;
-    events.push({ type: 'finish', finishReason: mapMessagesStopReason(this.#stopReason) });
   }
 }
 

@@ -52,12 +52,25 @@ export class MessagesStreamEncoder {
    * have to continue the same message with this encoder later (gateway splice).
    */
   observe(event: TurnEvent): void {
+    // A text or thinking delta changes nothing but what is rendered: nearly every relayed event is one.
+    if (event.type === 'text-delta' || event.type === 'reasoning-delta') return;
     this.#rendering = false;
     try {
       this.encodeEvent(event);
     } finally {
       this.#rendering = true;
     }
+  }
+
+  /**
+   * `observe` for the metadata of a `message_start` that reached the client
+   * from elsewhere (a relay of the upstream's own record): the encoder then
+   * continues that message and never sends a second `message_start` (R8.7),
+   * even before any block was observed.
+   */
+  observeMessageStart(event: Extract<TurnEvent, { type: 'response-metadata' }>): void {
+    this.observe(event);
+    this.#messageStarted = true;
   }
 
   /** One neutral event → SSE text (often empty). */

@@ -233,6 +233,13 @@ export class ResponsesStreamEventMapper {
       events.push({ type: 'reasoning-start', id: itemId, ...(encrypted !== undefined ? { encrypted } : {}) });
       return;
     }
+    if (item.type === 'message') {
+      // The message's first text block opens with its item, not only with its first content part:
+      // an item the client was shown must be one the neutral events (and so an encoder continuing
+      // this stream after a cut) know of, or a recovery's item would reuse its output_index (R8.7).
+      this.pushTextStart(itemId, events);
+      return;
+    }
     if (typeof item.type === 'string' && item.type.endsWith('_call')) this.toolCallSeen = true;
     if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const toolCallId = readString(item.call_id) ?? itemId;

@@ -125,6 +125,21 @@ describe('decodeResponsesStream on recorded fixtures (R7.2)', () => {
 describe('decodeResponsesStream on hand-written streams (R7.2)', () => {
   const frame = (payloads: JsonObject[]) => frameRecordedLines('responses', payloads.map((payload) => JSON.stringify(payload)));
 
+  it('a message item opens its text block when it is added, once, before its first content part (R8.7)', async () => {
+    const events = await decodeText(
+      frame([
+        { type: 'response.output_item.added', output_index: 0, item: { id: 'msg_1', type: 'message', role: 'assistant', content: [] } },
+        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '' } },
+        { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi' },
+        { type: 'response.output_item.done', output_index: 0, item: { id: 'msg_1', type: 'message', content: [] } },
+      ]),
+    );
+    expect(events.map((event) => event.type)).toEqual(['text-start', 'text-delta', 'text-end', 'stream-end']);
+    // Cut before its first part: the block is still known, so whoever continues the stream knows the item.
+    const cut = await decodeText(frame([{ type: 'response.output_item.added', output_index: 0, item: { id: 'msg_1', type: 'message', content: [] } }]));
+    expect(cut[0]).toEqual({ type: 'text-start', id: 'msg_1' });
+  });
+
   it('turns an undecodable record into a typed error event and keeps going', async () => {
     const text = `event: response.output_text.delta\ndata: {not json SECRET-OUTPUT\n\n${frame([
       { type: 'response.completed', response: { status: 'completed', usage: null } },

@@ -1,6 +1,5 @@
 import { ChatCompletionAccumulator, type ChatAccumulatorFlaws } from '../assemble/accumulate-chat-completion.js';
-import { SseRecordCapture } from './sse-record-capture.js';
-import type { SseRecordHandler } from './sse-record-reader.js';
+import { SseRecordCapture, type SseRecordHandler } from './sse-record-capture.js';
 import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 /**
@@ -13,6 +12,10 @@ import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js
  * one was retried or is segment 1 of a recovery.
  */
 export class ChatCompletionCapture extends SseRecordCapture {
+  constructor(onDroppedAfterEnd: () => void = () => undefined) {
+    super('chat', onDroppedAfterEnd);
+  }
+
   #body: ChatCompletionAccumulator | undefined;
 
   protected startBody(): SseRecordHandler {
@@ -29,11 +32,9 @@ export class ChatCompletionCapture extends SseRecordCapture {
   }
 
   bodyFor(rendered: Json, recovered: boolean): Json {
-    // A last record with no blank line after it still counts (the decoder's `lastRecord: 'always'`).
-    this.stopReading(true);
     const body = this.#body;
     const shown = Array.isArray(rendered.choices) && isRecord(rendered.choices[0]) ? rendered.choices[0] : undefined;
-    if (body === undefined || !body.started || shown === undefined) return rendered;
+    if (body === undefined || this.broken || !body.started || shown === undefined) return rendered;
     const completion = body.finalize(shown.finish_reason);
     const choices = completion.choices as Json[];
     const choice = choices.find((entry) => entry.index === 0);

@@ -1,6 +1,5 @@
 import { MessagesMessageAccumulator } from '../assemble/accumulate-messages-message.js';
-import { SseRecordCapture } from './sse-record-capture.js';
-import type { SseRecordHandler } from './sse-record-reader.js';
+import { SseRecordCapture, type SseRecordHandler } from './sse-record-capture.js';
 import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 /**
@@ -12,6 +11,10 @@ import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js
  * body is kept: an earlier one was retried or is segment 1 of a recovery.
  */
 export class MessagesMessageCapture extends SseRecordCapture {
+  constructor(onDroppedAfterEnd: () => void = () => undefined) {
+    super('messages', onDroppedAfterEnd);
+  }
+
   #body: MessagesMessageAccumulator | undefined;
 
   protected startBody(): SseRecordHandler {
@@ -28,10 +31,8 @@ export class MessagesMessageCapture extends SseRecordCapture {
    * thinking, then segment 2's blocks — and the turn's usage (R5).
    */
   bodyFor(rendered: Json, recovered: boolean): Json {
-    // No flush: a last record with no blank line is dropped, by the decoder and the SDK alike.
-    this.stopReading(false);
     const body = this.#body;
-    if (body === undefined || !body.started) return rendered;
+    if (body === undefined || this.broken || !body.started) return rendered;
     const message = body.finalize();
     if (!recovered) return message;
     return { ...message, content: withSegmentTwoTextFields(rendered.content, message.content), usage: rendered.usage };

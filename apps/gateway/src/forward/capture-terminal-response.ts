@@ -1,5 +1,4 @@
-import { SseRecordCapture } from './sse-record-capture.js';
-import type { SseRecordHandler } from './sse-record-reader.js';
+import { SseRecordCapture, type SseRecordHandler } from './sse-record-capture.js';
 import { isRecord, parseJsonRecord, type Json } from '../assemble/json-record.js';
 
 const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
@@ -8,11 +7,15 @@ const TERMINAL_TYPES = new Set(['response.completed', 'response.incomplete']);
  * Non-streaming Responses requests still stream upstream (so R4 recovery
  * works); R8.6 wants the client's JSON to be "the JSON the upstream itself
  * would have sent — for Responses, the `response.completed` object as it
- * came". This tap keeps, per upstream body, the `response` object of its
+ * came". This capture keeps, per upstream body, the `response` object of its
  * terminal record (every field: tools, instructions, metadata, store,
  * annotations, the upstream's item ids), and nothing else of the stream.
  */
 export class TerminalResponseCapture extends SseRecordCapture {
+  constructor(onDroppedAfterEnd: () => void = () => undefined) {
+    super('responses', onDroppedAfterEnd);
+  }
+
   /** One entry per successful body, in order: its terminal `response` object, if one arrived. */
   readonly perBody: Array<Json | undefined> = [];
 
@@ -22,10 +25,9 @@ export class TerminalResponseCapture extends SseRecordCapture {
     return (_event, data) => this.#readRecord(at, data);
   }
 
-  /** The last body's terminal object (segment 2's after a recovery), flushing a last record with no blank line. */
+  /** The last body's terminal object (segment 2's after a recovery). */
   lastTerminal(): Json | undefined {
-    this.stopReading(true);
-    return this.perBody.at(-1);
+    return this.broken ? undefined : this.perBody.at(-1);
   }
 
   /**

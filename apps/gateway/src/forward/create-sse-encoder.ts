@@ -91,7 +91,9 @@ class MessagesSseTextEncoder implements SpliceableSseEncoder {
 
   observe(event: TurnEvent): void {
     if (!this.#afterOutput && isOutput(event)) this.#afterOutput = true;
-    this.#encoder.observe(event);
+    // The Messages decoder reads metadata from `message_start` only: observed, that record is the client's.
+    if (event.type === 'response-metadata') this.#encoder.observeMessageStart(event);
+    else this.#encoder.observe(event);
   }
 
   finish(): string {

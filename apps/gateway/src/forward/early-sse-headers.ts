@@ -15,7 +15,7 @@ export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
 
 /**
  * The streaming answer's status and headers, sent as soon as segment 1 is
- * known to be a stream (issue 19, decision 0233): the client sees the
+ * known to be a stream (R8.2, decision 0233): the client sees the
  * upstream's own headers (request ids) at once, and SSE comment lines while
  * the upstream is silent (a model thinking for a minute), so its idle timers
  * do not fire. No frame of the protocol is invented: the first `data:` the
@@ -24,6 +24,8 @@ export const DEFAULT_SSE_KEEP_ALIVE_MS = 15_000;
  */
 export class EarlySseHeaders {
   #timer: NodeJS.Timeout | undefined;
+  /** The head is written but not on the wire yet: it goes out on its own only if no body byte follows in this turn. */
+  #flushPending = false;
 
   constructor(
     private readonly response: ServerResponse,
@@ -35,24 +37,40 @@ export class EarlySseHeaders {
     return this.response.headersSent;
   }
 
-  /** Sends the status and `upstreamHeaders` (once), then comment lines until `stopKeepAlive`. */
+  /**
+   * Sends the status and `upstreamHeaders` (once), then comment lines until
+   * `stopKeepAlive`. The head leaves at the end of this turn of the event
+   * loop, not at once: the upstream's first records usually arrive in the
+   * same network read as its head, and then the head rides with the first
+   * body write — one write to the client's socket instead of two.
+   */
   send(upstreamHeaders: Record<string, string>): void {
     const { response } = this;
     if (response.headersSent || response.destroyed) return;
     response.writeHead(200, { ...selectRelayedResponseHeaders(upstreamHeaders), ...SSE_HEADERS });
-    response.flushHeaders();
     this.onSent();
-    if (this.keepAliveMs > 0) {
-      this.#timer = setInterval(() => {
-        if (!response.destroyed && !response.writableEnded) response.write(KEEP_ALIVE_COMMENT);
-      }, this.keepAliveMs);
-      this.#timer.unref();
-    }
+    this.#flushPending = true;
+    setImmediate(EarlySseHeaders.#flushAlone, this);
   }
 
-  /** The protocol's own bytes flow now (or the response ended): no more comment lines. */
+  /** The protocol's own bytes flow now (or the response ended): no more comment lines, and the head goes with them. */
   stopKeepAlive(): void {
+    this.#flushPending = false;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
+  }
+
+  /** Nothing was written in the turn the head was: the upstream is silent after its head, so the client gets it alone, then comments. */
+  static #flushAlone(headers: EarlySseHeaders): void {
+    const { response } = headers;
+    if (!headers.#flushPending || response.destroyed || response.writableEnded) return;
+    headers.#flushPending = false;
+    response.flushHeaders();
+    if (headers.keepAliveMs > 0) {
+      headers.#timer = setInterval(() => {
+        if (!response.destroyed && !response.writableEnded) response.write(KEEP_ALIVE_COMMENT);
+      }, headers.keepAliveMs);
+      headers.#timer.unref();
+    }
   }
 }

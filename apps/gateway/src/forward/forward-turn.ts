@@ -9,13 +9,14 @@ import { selectAdapter } from '../protocol-routes.js';
 import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { createEventFilter } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
-import { SplicingSseOutput } from './splicing-sse-output.js';
-import { tapUpstreamBytes } from './tap-upstream-bytes.js';
+import { SseRecordRelay } from './sse-record-relay.js';
+import { TurnStatsSink } from './turn-stats-sink.js';
 import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-target.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
 import { captureUpstreamObject } from './upstream-object-capture.js';
+import type { GatewayLogger } from '../logging/create-gateway-logger.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -35,6 +36,8 @@ export interface ForwardContext {
   sseKeepAliveMs?: number;
   /** R1.10, opt-in (`--debug-dumps`): persists one redacted dump per upstream 400 and returns its path. */
   writeDebugDump?: (dump: DebugDump) => Promise<string>;
+  /** Where the relay's warnings go (records dropped after the end, R8.13); none: not logged. */
+  logger?: GatewayLogger;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -89,13 +92,13 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const adapter = selectAdapter(protocol);
   // Only a stream can leave usage out: a non-streaming chat.completion always carries it, as OpenAI's does.
   const dropUsage = protocol === 'chat' && body.stream === true && !wantsChatUsage(body);
-  // Streaming: the upstream's own bytes are relayed, runTurn's fetch reports them (R8.2, R8.6).
-  const output = body.stream === true ? new SplicingSseOutput({ protocol, dropChatUsage: dropUsage }) : undefined;
   const upstream = new UpstreamResponses();
-  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235); a stream relays its bytes.
-  const upstreamObject = output === undefined ? captureUpstreamObject(protocol) : undefined;
-  const recorded = upstream.wrap(context.fetch);
-  const fetch = upstreamObject === undefined ? recorded : tapUpstreamBytes(recorded, upstreamObject);
+  const stats = new TurnStatsSink(context.sink, upstream);
+  // Streaming: the upstream's own records, as core's framer read them, judged one by one (R8.13).
+  const output = body.stream === true ? new SseRecordRelay({ protocol, clientWantsUsage: !dropUsage, onDroppedAfterEnd: () => stats.noteDroppedAfterEnd() }) : undefined;
+  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235), read from the same records.
+  const upstreamObject = output === undefined ? captureUpstreamObject(protocol, () => stats.noteDroppedAfterEnd()) : undefined;
+  const observer = output ?? upstreamObject!;
   const requestModel = typeof body.model === 'string' ? body.model : undefined;
   const watch = context.watchTurn(protocol, response, requestModel);
   let run;
@@ -104,7 +107,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
       target,
-      fetch: output === undefined ? fetch : tapUpstreamBytes(fetch, output),
+      fetch: upstream.wrap(context.fetch),
       // runTurn redacts a dump by this request's own credential values (its target's key and headers).
       retry: {
         ...context.config.retry,
@@ -112,8 +115,9 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
         ...(context.writeDebugDump === undefined ? {} : { debugDump: { describeRequest: () => body, write: context.writeDebugDump } }),
       },
       streamRecovery: context.config.streamRecovery,
-      stats: context.sink,
+      stats,
       now: context.now,
+      observeSseRecords: (info) => observer.observeBody(info),
     });
   } catch (error) {
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
@@ -143,6 +147,9 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   // whole stream (decision 0291).
   return relayed.finally(() => {
     response.off('close', onClose);
+    if (stats.droppedAfterEnd > 0) {
+      context.logger?.warn({ protocol, code: 'RELAY_DROPPED_AFTER_END', records: stats.droppedAfterEnd }, 'records after the end of the upstream response were dropped');
+    }
     // The turn is recorded (R6.2) on every path, including a client that left, before this settles.
     return run.result.then((result) => {
       if (remembersChain) rememberRecoveredResponse(result, context.responseChains);

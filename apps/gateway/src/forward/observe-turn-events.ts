@@ -20,7 +20,7 @@ export type EventFilter = (event: TurnEvent) => boolean;
  * iterator wrapped around runTurn's: a wrapper cost a promise, its reaction
  * and a closure per event, alive for as long as the upstream is silent —
  * with many paced streams open, that waiting state survives V8's scavenges
- * and grows the young generation (issue 19, bench/README.md per-stream memory).
+ * and grows the young generation (decision 0293, bench/README.md per-stream memory).
  */
 export function createEventFilter(options: ObserveOptions): EventFilter {
   return (event) => !(event.type === 'usage' && options.dropUsage);

@@ -13,7 +13,7 @@ export interface UpstreamResponseSeen {
  * Remembers what the upstream answered to the turn's physical requests, so
  * the gateway can relay the upstream's own headers (request ids, rate
  * limits) and an unrecovered error's own status and body instead of
- * rewriting them (R8.6, issue 14).
+ * rewriting them (R8.6, decision 0230).
  */
 export class UpstreamResponses {
   /** The first successful response: its headers are the ones an SSE client gets (sent before any recovery). */
@@ -26,11 +26,15 @@ export class UpstreamResponses {
   last: UpstreamResponseSeen | undefined;
   /** Called once, when the first successful response arrives (a streaming relay sends its headers then). */
   onFirstOk: ((seen: UpstreamResponseSeen) => void) | undefined;
+  /** The latest physical request's response head came back (until it does, or when it never did: false). */
+  latestGotHead = false;
 
   /** `fetch` with every response recorded here; bodies are untouched, an error body is copied as classifyError reads it. */
   wrap(fetch: FetchFunction): FetchFunction {
     return async (input, init) => {
+      this.latestGotHead = false;
       const response = await fetch(input, init);
+      this.latestGotHead = true;
       const seen: UpstreamResponseSeen = { status: response.status, headers: readResponseHeaderRecord(response.headers), errorBody: undefined };
       this.last = seen;
       if (response.ok) {

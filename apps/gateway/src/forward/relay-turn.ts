@@ -9,7 +9,7 @@ import { sendFinalFailure } from './send-final-failure.js';
 import { createSseTextEncoder } from './create-sse-encoder.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EarlySseHeaders } from './early-sse-headers.js';
 import { SseResponseWriter } from './sse-response-writer.js';
-import type { SplicingSseOutput } from './splicing-sse-output.js';
+import type { SseRecordRelay } from './sse-record-relay.js';
 import { isPreludeEvent, type EventFilter } from './observe-turn-events.js';
 import type { UpstreamObjectCapture } from './upstream-object-capture.js';
 
@@ -30,8 +30,8 @@ export interface RelayOptions {
 }
 
 export interface SseRelayOptions extends RelayOptions {
-  /** What goes on the wire: the upstream's bytes or the encoder's (it is also the tap of runTurn's fetch). */
-  output: SplicingSseOutput;
+  /** What goes on the wire: the upstream's own records or the encoder's (it observes runTurn's bodies). */
+  output: SseRecordRelay;
   /** Gap between `: keep-alive` comment lines while the upstream is silent after the headers (0: none). */
   keepAliveMs?: number;
 }
@@ -43,17 +43,17 @@ const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS'
  * the client must see: a turn that fails before any output (a 400, exhausted
  * retries) is answered with an HTTP error status in the protocol's shape, as
  * the upstream itself would; otherwise `200` + SSE written as it arrives —
- * the upstream's own bytes, or the adapter's encoding from a splice point on
- * (SplicingSseOutput) — backpressure respected. A final
+ * the upstream's own records, or the adapter's encoding from a splice point on
+ * (SseRecordRelay) — backpressure respected. A final
  * failure after that is the encoder's own error event (Chat: error then
  * `[DONE]`, never a fake `stop`; Messages `event: error`; Responses `error` +
  * `response.failed`).
  */
 export function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
   const headers = new EarlySseHeaders(options.response, options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS, options.onFirstByte);
-  // Status and headers go out as soon as segment 1 is a stream (issue 19, decision 0233).
+  // Status and headers go out as soon as segment 1 is a stream (R8.2, decision 0233).
   options.upstream.onFirstOk = (seen) => headers.send(seen.headers);
-  // Not awaited here: a suspended async frame per layer is held for the whole stream (issue 19).
+  // Not awaited here: a suspended async frame per layer is held for the whole stream (decision 0298).
   return relayEvents(options, headers);
 }
 
@@ -91,7 +91,7 @@ async function holdUntilVisible(options: SseRelayOptions, headers: EarlySseHeade
 /**
  * The relay, one async frame for the whole stream: every suspended frame is
  * held by each open stream (a generator, its registers, a promise and its
- * reaction), so no layer awaits another while the stream runs (issue 19).
+ * reaction), so no layer awaits another while the stream runs (decision 0298).
  */
 async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): Promise<void> {
   const { response, events: iterator, keep } = options;
@@ -106,13 +106,13 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
   }
   if (held === undefined) return;
   const writer = new SseResponseWriter(response);
-  const write = (chunk: string | Uint8Array): void => writer.write(chunk);
+  const write = (chunk: string): void => writer.write(chunk);
   const { output } = options;
   // One loop, no generator between runTurn and the socket (each layer cost promise hops per event).
   let finished = false;
   try {
     output.start(held, write);
-    // Its array is done with: the suspended frame below would hold it for the whole stream (issue 19).
+    // Its array is done with: the suspended frame below would hold it for the whole stream (decision 0295).
     held = undefined;
     for (;;) {
       const blocked = writer.whenWritable();
@@ -130,7 +130,7 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
       writer.end();
     }
   } catch {
-    // The output failed mid-stream (an encoder, or the raw relay in a tap callback): nothing well-formed can follow.
+    // The output failed mid-stream (an encoder, or the relay inside a record callback): nothing well-formed can follow.
     writer.destroy();
   } finally {
     // Left early (client gone, encoder failure): stopping the source stops the turn (R8.4).

@@ -3,7 +3,7 @@ const MAX_CHAINS = 2048;
 
 /**
  * Responses `previous_response_id` after a recovery (decision 0211). The
- * client saw one logical response with segment 1's id (issue 7: consistent
+ * client saw one logical response with segment 1's id (R8.7: consistent
  * ids), but the upstream response that holds the recovered answer is the
  * recovery segment's. A later request that chains from the id the client saw
  * is sent upstream chaining from the recovery response instead, so the model

@@ -5,7 +5,7 @@ import { chatAdapter } from '@turnguard/adapter-chat';
 import { runTurn, type TurnEvent } from '@turnguard/core';
 import { createNodeHttpFetch, type NodeHttpFetch } from './create-node-http-fetch.js';
 
-// Issue 16: the keep-alive close race. The upstream closes the kept-alive socket (FIN or RST) right
+// R1.1, decision 0220: the keep-alive close race. The upstream closes the kept-alive socket (FIN or RST) right
 // after each complete response and the next request goes out at once; on the lean HTTP/1.1 client
 // 20 of 40 turns failed, and every recovery request after a clean EOF failed (it is never retried).
 

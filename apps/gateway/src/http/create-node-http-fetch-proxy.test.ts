@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LoopbackServers } from '../testing/loopback-servers.test-helper.js';
 import { createNodeHttpFetch, type NodeHttpFetch } from './create-node-http-fetch.js';
 
-// Issue 16: HTTP_PROXY / HTTPS_PROXY / NO_PROXY from the gateway's env, through real loopback proxies
+// Decision 0220: HTTP_PROXY / HTTPS_PROXY / NO_PROXY from the gateway's env, through real loopback proxies
 // (the `proxy` package: CONNECT tunnels and absolute-form forwarding), and https upstreams.
 
 let tls: { key: Buffer; cert: Buffer };

@@ -7,7 +7,7 @@ import { classifyThrownError, runTurn } from '@turnguard/core';
 import { createNodeHttpFetch, type NodeHttpFetch } from './create-node-http-fetch.js';
 import type { NodeHttpResponse } from './node-http-response.js';
 
-// What goes on the wire and what comes back, on real loopback sockets (issue 16).
+// What goes on the wire and what comes back, on real loopback sockets (R1.1, R8.6, decision 0220).
 let servers: Array<{ close(callback: () => void): unknown }> = [];
 let transport: NodeHttpFetch;
 

@@ -1,7 +1,7 @@
 /**
  * The request body as undici takes it. A string or Buffer body stays on
  * undici's request until the response ends, so every open stream held its
- * whole prompt once more (issue 19, decision 0292: 100 KiB per stream for a
+ * whole prompt once more (decision 0292: 100 KiB per stream for a
  * 100 KiB prompt). An iterable that hands the bytes over once and forgets
  * them is written the same way (with the content-length set here, not
  * chunked) and is not kept.

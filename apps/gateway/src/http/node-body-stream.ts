@@ -29,18 +29,6 @@ export interface BodyControl {
 }
 
 /**
- * Who watches what the decoder reads of a body (the gateway's raw relay,
- * forward/tap-upstream-bytes.ts), reported by the body itself so that no
- * second stream wraps it on the time-to-first-byte path (decision 0204).
- */
-export interface BodyReadTap {
-  /** The reader asks for more bytes (every read: nothing is queued inside the stream). */
-  onDrained(): void;
-  /** Bytes about to reach the reader, in order. */
-  onBytes(chunk: Uint8Array): void;
-}
-
-/**
  * The shape undici's fetch gives a body whose socket closed mid-stream:
  * `TypeError: terminated` with the socket error as `cause` (reference/toolchain.md,
  * measured). classifyThrownError reads it as a retryable transport error
@@ -78,8 +66,7 @@ type Waiter = { resolve: (result: ReadableStreamReadResult<Uint8Array>) => void;
  *   `terminated`, after the bytes already received; an abort errors it with
  *   the abort reason at once; after an error every read rejects with it;
  * - `cancel()` releases the socket and ends pending reads; one reader at a
- *   time (`getReader()` on a locked body throws, as WHATWG's does);
- * - every read reaches the tap, if one is set (`onDrained`, then `onBytes`).
+ *   time (`getReader()` on a locked body throws, as WHATWG's does).
  */
 export class NodeBodyStream implements ByteStream, ByteStreamReader {
   readonly #control: BodyControl;
@@ -94,12 +81,11 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   /** Set when the socket failed with bytes still queued: delivered after them. */
   #pendingError: { error: unknown } | undefined;
   #error: { error: unknown } | undefined;
-  #tap: BodyReadTap | undefined;
 
   /**
    * Fed through `receive`, `complete` and `fail` by whoever delivers the bytes:
    * the gateway's undici handler calls them directly (no EventEmitter and
-   * listener closures per response, held for the whole stream: issue 19), a
+   * listener closures per response, held for the whole stream: decision 0295), a
    * decompressor through `readBodyEvents`.
    */
   constructor(control: BodyControl, signal: AbortSignal) {
@@ -117,11 +103,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
     return this.#locked;
   }
 
-  /** Reports every read and every chunk to `tap` from now on (set before the first read). */
-  setTap(tap: BodyReadTap): void {
-    this.#tap = tap;
-  }
-
   getReader(): ByteStreamReader {
     if (this.#locked) throw new TypeError('The body is locked to a reader.');
     this.#locked = true;
@@ -133,7 +114,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   }
 
   read(): Promise<ReadableStreamReadResult<Uint8Array>> {
-    this.#tap?.onDrained();
     if (this.#error !== undefined) return Promise.reject(this.#error.error);
     if (this.#queuedBytes > 0) {
       const chunk = this.#takeQueued();
@@ -202,7 +182,6 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
   }
 
   #deliver(chunk: Uint8Array): ReadableStreamReadResult<Uint8Array> {
-    this.#tap?.onBytes(chunk);
     return { done: false, value: chunk };
   }
 

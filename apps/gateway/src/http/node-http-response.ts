@@ -1,5 +1,5 @@
 import type { ByteStream, FetchResponse, FetchResponseHeaders } from '@turnguard/core';
-import type { BodyReadTap, NodeBodyStream } from './node-body-stream.js';
+import type { NodeBodyStream } from './node-body-stream.js';
 
 /** Statuses that have no body (fetch gives them a null one). */
 export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 204, 205, 304]);
@@ -61,13 +61,6 @@ export class NodeHttpResponse implements FetchResponse {
 
   get body(): ByteStream | null {
     return this.#body;
-  }
-
-  /** Reports the body's reads to `tap` (the raw relay) from the body itself; false when there is no body. */
-  tapBody(tap: BodyReadTap): boolean {
-    if (this.#body === null) return false;
-    this.#body.setTap(tap);
-    return true;
   }
 
   /** The whole body as UTF-8 text (error bodies); rejects like fetch when the body fails. */

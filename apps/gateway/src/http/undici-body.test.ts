@@ -16,7 +16,7 @@ function createBody(contentEncoding?: string) {
 
 const text = (chunk: Uint8Array | undefined) => Buffer.from(chunk ?? new Uint8Array()).toString();
 
-describe('createUndiciBody: what undici feeds, as the stream runTurn reads (issue 19, decision 0220)', () => {
+describe('createUndiciBody: what undici feeds, as the stream runTurn reads (decision 0220)', () => {
   it('an uncompressed body pauses the socket past 1 MiB read ahead, and the next read resumes it once', async () => {
     const { feed, stream, calls } = createBody();
     const half = Buffer.alloc(512 * 1024, 'a');

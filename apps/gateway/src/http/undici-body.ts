@@ -48,7 +48,7 @@ class UndiciFlow implements BodyControl {
  * An uncompressed body (nearly every one: the gateway sends no
  * `accept-encoding`) goes straight into its NodeBodyStream: no EventEmitter
  * and listener closures per response, which every open stream held for its
- * whole life (issue 19, per-stream memory).
+ * whole life (decision 0295, per-stream memory).
  */
 class DirectBody implements BodyFeed {
   readonly stream: NodeBodyStream;

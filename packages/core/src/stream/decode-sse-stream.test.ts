@@ -118,6 +118,23 @@ describe('decodeSseStream (R7.2: one shared iterator for the three decoders)', (
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
   });
 
+  it('a body that fails right after a record closed by bare CRs serves that record, then the failure (R8.12)', async () => {
+    for (const lastChunk of ['data: b\r\r', 'data: b\r', '\r']) {
+      const chunks = lastChunk === '\r' ? ['data: a\r\rdata: b\r', '\r'] : lastChunk === 'data: b\r' ? ['data: a\r\r', lastChunk, '\r'] : ['data: a\r\r', lastChunk];
+      const { body } = createBody(chunks, new Error('socket reset'));
+      const iterator = decode(body);
+      expect(await iterator.next(), JSON.stringify(chunks)).toEqual({ done: false, value: 'r:a' });
+      expect(await iterator.next(), JSON.stringify(chunks)).toEqual({ done: false, value: 'r:b' });
+      await expect(iterator.next()).rejects.toThrow('socket reset');
+      expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    }
+    // A line cut before its blank line is still no record.
+    const { body } = createBody(['data: a\r\rdata: b\r'], new Error('socket reset'));
+    const iterator = decode(body);
+    expect(await iterator.next()).toEqual({ done: false, value: 'r:a' });
+    await expect(iterator.next()).rejects.toThrow('socket reset');
+  });
+
   it('calls markBodyEnd before the records flushed at the end of the body', async () => {
     const seen: string[] = [];
     let ended = false;

@@ -109,6 +109,8 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   #framer: SseFramer | undefined;
   readonly #textDecoder = new Utf8ChunkDecoder();
   #endsWithNewline = true;
+  /** The body failed after a held CR completed a record: served once that record's events were (R8.12). */
+  #failure: { error: unknown } | undefined = undefined;
   /** Calls not yet settled; while any is, new calls queue behind `#tail`. */
   #pending = 0;
   #tail: Promise<unknown> = Promise.resolve();
@@ -198,10 +200,15 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
    * by every open stream while it waits for the network; issue 19).
    */
   #read(): Promise<IteratorResult<Event, void>> {
+    const failure = this.#failure;
+    if (failure !== undefined) {
+      this.#failure = undefined;
+      return this.#onReadFailed(failure.error);
+    }
     const reader = this.#reader ?? this.#open();
     this.#events.length = 0;
     this.#index = 0;
-    return reader.read().then(this.#onRead, this.#onReadFailed);
+    return reader.read().then(this.#onRead, this.#onReadRejected);
   }
 
   readonly #onRead = (result: ByteStreamReadResult): IteratorResult<Event, void> | Promise<IteratorResult<Event, void>> => {
@@ -215,6 +222,29 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     // The step itself when there is one, not a promise of it: a callback that returns a promise
     // costs its `then` two more microtasks (a thenable job).
     return this.#stepAtHand() ?? this.#read();
+  };
+
+  /**
+   * The body failed (a cut: FIN or RST mid-body, an abort). No byte can
+   * follow, so a CR held back as the possible first half of a CRLF ends its
+   * line after all: a record it completed — a bare-CR stream's last whole
+   * record, maybe its terminal frame — is served before the failure, as an
+   * LF-framed one would be (R8.12, R8.13).
+   */
+  readonly #onReadRejected = (error: unknown): IteratorResult<Event, void> | Promise<IteratorResult<Event, void>> => {
+    if (this.#state === 'reading') {
+      try {
+        this.#framer?.end();
+      } catch {
+        // A decoder that throws here fails with the body's own error below.
+      }
+      const step = this.#stepAtHand();
+      if (step !== undefined) {
+        this.#failure = { error };
+        return step;
+      }
+    }
+    return this.#onReadFailed(error);
   };
 
   /** A failed read (or a decoder bug): nothing more comes; release the upstream. */

@@ -40,6 +40,12 @@ export class SseFramer {
   readonly #keepRaw: boolean;
   /** The incomplete last line of what was fed (it may end in a CR waiting for its LF). */
   #pending = '';
+  /**
+   * `#pending` ends in a CR held for its possible LF. A flag, not `#pending.endsWith('\r')`: a long
+   * line fed in many chunks is a rope, and reading its last character flattens it — once per chunk,
+   * quadratic in the line's length (a 32 MiB record took 16 s and 500 MiB, bench/gateway/relay-record.mjs).
+   */
+  #pendingEndsInCr = false;
   /** Raw text of the current record's complete lines from earlier chunks (kept only with `keepRaw`). */
   #rawBefore = '';
   #isFirstChunk = true;
@@ -61,12 +67,13 @@ export class SseFramer {
     }
     // A chunk with no line end only lengthens the pending line: no scan of the joined text, so one
     // long line fed in many chunks stays linear. (Not after a held CR: that CR ends the line.)
-    if (this.#pending !== '' && !this.#pending.endsWith('\r') && chunk.indexOf('\n') === -1 && chunk.indexOf('\r') === -1) {
+    if (this.#pending !== '' && !this.#pendingEndsInCr && chunk.indexOf('\n') === -1 && chunk.indexOf('\r') === -1) {
       this.#pending += chunk;
       return;
     }
     const input = this.#pending + chunk;
     this.#pending = '';
+    this.#pendingEndsInCr = false;
     this.#frameLines(input);
   }
 
@@ -78,7 +85,7 @@ export class SseFramer {
    * finish (decodeSseStream's last-record rule).
    */
   end(): void {
-    if (this.#pending.endsWith('\r')) this.feed('\n');
+    if (this.#pendingEndsInCr) this.feed('\n');
   }
 
   /** Frames every complete line of `input` and keeps the rest. */
@@ -105,6 +112,7 @@ export class SseFramer {
     }
     if (this.#keepRaw && lineStart > recordStart) this.#rawBefore += input.slice(recordStart, lineStart);
     this.#pending = input.slice(lineStart);
+    this.#pendingEndsInCr = input.charCodeAt(input.length - 1) === CR && lineStart < input.length;
   }
 
   #readField(line: string, start: number, end: number): void {

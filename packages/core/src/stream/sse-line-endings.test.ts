@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeSseStream, type LastRecordRule } from './decode-sse-stream.js';
+import { SseFramer } from './sse-framer.js';
 
 /**
  * Issue 18 / R7.2: CR, LF and CRLF each end a line (WHATWG event-stream), at
@@ -80,5 +81,31 @@ describe('SSE line endings at every read boundary (issue 18, R7.2)', () => {
   it('still drops, under "drop", a record the body ends without any line end', async () => {
     expect(await records([new TextEncoder().encode('data: a\r\rdata: b')], 'drop')).toEqual(['-|a', '<end>']);
     expect(await records([new TextEncoder().encode('data: a\r\rdata: b\r')], 'drop')).toEqual(['-|a', '<end>']);
+  });
+});
+
+describe('one long line fed in many chunks (R8.2: linear in the record)', () => {
+  it('no chunk reads back what is pending: the pending line is only appended to until its line end comes', () => {
+    const records: string[] = [];
+    const framer = new SseFramer({ pushRecord: (_event, data) => records.push(data) }, { keepRaw: true });
+    const chunk = 'x'.repeat(1024);
+    const endsWith = vi.spyOn(String.prototype, 'endsWith');
+    const charCodeAt = vi.spyOn(String.prototype, 'charCodeAt');
+    try {
+      framer.feed('data: ');
+      endsWith.mockClear();
+      charCodeAt.mockClear();
+      for (let index = 0; index < 200; index += 1) framer.feed(chunk);
+      // A rope's last character read per chunk flattened it each time: quadratic in the line (a 32 MiB record took 16 s).
+      expect(endsWith).not.toHaveBeenCalled();
+      expect(charCodeAt).not.toHaveBeenCalled();
+    } finally {
+      endsWith.mockRestore();
+      charCodeAt.mockRestore();
+    }
+    framer.feed('\r');
+    framer.feed('\r');
+    framer.end();
+    expect(records).toEqual([chunk.repeat(200)]);
   });
 });

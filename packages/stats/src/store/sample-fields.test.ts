@@ -19,13 +19,13 @@ afterEach(async () => {
 describe('R6.1 explicit sample field list', () => {
   it('lists exactly the R6.1 fields', () => {
     expect([...SAMPLE_FIELDS].sort()).toEqual(
-      ['attempt', 'continuation', 'decodeWindowMs', 'durationMs', 'errorCode', 'fallbackFrom', 'model', 'noUsage', 'ok', 'protocol', 'recovered', 'recoveryAttempt', 'recoveryId', 'recoveryScheduled', 'ttftMs', 'truncated', 'time', 'usage', 'warnings'].sort(),
+      ['attempt', 'continuation', 'decodeWindowMs', 'durationMs', 'errorCode', 'fallbackFrom', 'model', 'noResponseHead', 'noUsage', 'ok', 'protocol', 'recovered', 'recoveryAttempt', 'recoveryId', 'recoveryScheduled', 'ttftMs', 'truncated', 'time', 'usage', 'warnings'].sort(),
     );
   });
 
   it('persists every listed field and reloads it unchanged from disk', async () => {
     const path = join(dir, 'stats.json');
-    const sample = createTestSample({ fallbackFrom: 'claude-opus-4', continuation: true });
+    const sample = { ...createTestSample({ fallbackFrom: 'claude-opus-4', continuation: true }), noResponseHead: true };
     const store = createStatsStore({ path, onWarning: () => undefined });
     await store.recordUsage(sample);
     await store.close();
@@ -33,6 +33,16 @@ describe('R6.1 explicit sample field list', () => {
     expect(Object.keys(onDisk.samples[0]).sort()).toEqual([...SAMPLE_FIELDS].sort());
     const reloaded = await createStatsStore({ path }).read();
     expect(reloaded?.samples).toEqual([sample]);
+  });
+
+  it('noResponseHead is kept only when true: a sample whose response head came has no such key', async () => {
+    const path = join(dir, 'stats.json');
+    const store = createStatsStore({ path });
+    await store.recordUsage({ ...createTestSample(), noResponseHead: false } as never);
+    await store.recordUsage({ ...createTestSample(), noResponseHead: 'yes' } as never);
+    await store.close();
+    const onDisk = JSON.parse(await readFile(path, 'utf8'));
+    expect(onDisk.samples.map((sample: object) => 'noResponseHead' in sample)).toEqual([false, false]);
   });
 
   it('keeps unknown usage counts unknown (absent), never 0 (R5.1)', async () => {

@@ -23,8 +23,21 @@ export interface FailoverSampleFields {
   continuation?: boolean | undefined;
 }
 
-/** A physical sample as stats.json stores it: core's sample and the fail-over fields. */
-export type StoredSample = UsageSample & FailoverSampleFields;
+/**
+ * A physical sample as stats.json keeps it: core's sample, the fail-over
+ * fields, and what a host that owns the transport knows of the request (the
+ * gateway, R6.1).
+ */
+export interface StoredSample extends UsageSample, FailoverSampleFields {
+  /**
+   * The request ended before any response head came back (a refused or
+   * reset connection, an abort while it was in flight): it is still one
+   * physical request (R6.1), but the upstream may have seen its head late
+   * or never, so its own request log can count one fewer. Absent: a head came
+   * (or the host could not tell).
+   */
+  noResponseHead?: boolean | undefined;
+}
 
 const KNOWN_PROTOCOLS = new Set<string>(PROTOCOLS);
 const MODEL_PATTERN = /^[A-Za-z0-9][\w.:/@+-]{0,199}$/;
@@ -123,6 +136,8 @@ const SAMPLE_FIELD_READERS: FieldReaders = {
   warnings: readWarnings,
   fallbackFrom: (value) => (value === undefined || value === null ? undefined : readModel(value)),
   continuation: (value) => (value === true ? true : undefined),
+  // Kept only when true: most samples had their response head.
+  noResponseHead: (value) => (value === true ? true : undefined),
 };
 
 /** R6.1 field list, in the order they are written. */
