@@ -6,7 +6,7 @@ import type { RetryOptions } from '../retry/with-retry.js';
 import type { ToolErrorReport } from '../tools/execute-tool.js';
 import type { ToolHandler } from '../tools/tool-handler.js';
 import type { StreamRecoveryOptions } from '../turn/recovery-config.js';
-import type { FetchFunction } from '../turn/send-segment-request.js';
+import type { FetchFunction } from '../turn/send-request.js';
 import type { StatsSink } from '../turn/stats-sink.js';
 import type { TurnRun } from '../turn/turn-result.js';
 import type { FinishReason } from '../types/finish-reason.js';

@@ -107,7 +107,7 @@ export async function withRetry<T>(
     if (signal?.aborted) throw createAbortedError(signal.reason);
 
     let error: TurnError;
-    const attemptSignal = followSignal(signal);
+    const attemptSignal = new AttemptSignal(signal);
     try {
       return await operation(
         createAttemptContext(attempt, attemptId, previousAttemptId, attemptSignal, retry?.state.maxOutputTokensOverride),
@@ -218,12 +218,12 @@ function toAbortedError(reason: unknown, thrown: unknown): TurnError {
   return createAbortedError(reason, thrown);
 }
 
-/** The context an operation gets: a plain object whose `signal` is made when first read (see `followSignal`). */
+/** The context an operation gets: a plain object whose `signal` is made when first read (see AttemptSignal). */
 function createAttemptContext(
   attempt: number,
   attemptId: string,
   previousAttemptId: string | undefined,
-  attemptSignal: FollowedSignal,
+  attemptSignal: AttemptSignal,
   maxOutputTokensOverride: number | undefined,
 ): AttemptContext {
   return {
@@ -237,12 +237,6 @@ function createAttemptContext(
   };
 }
 
-interface FollowedSignal {
-  readonly signal: AbortSignal;
-  /** The attempt ended: stop following the caller's signal. */
-  release(): void;
-}
-
 /**
  * A per-attempt signal that follows the caller's until the attempt ends, so
  * a long retry loop does not pile up listeners on it (R1.6). It is made when
@@ -250,35 +244,40 @@ interface FollowedSignal {
  * reads `context.signal` adds no listener to the caller's signal. Read after
  * the attempt ended, it tells whether the caller had aborted by then.
  */
-function followSignal(parent: AbortSignal | undefined): FollowedSignal {
-  let controller: AbortController | undefined;
-  let released = false;
-  let abortedAtRelease = false;
-  let reasonAtRelease: unknown;
-  let listening = false;
-  const forward = (): void => controller?.abort(parent?.reason);
-  return {
-    get signal(): AbortSignal {
-      if (controller !== undefined) return controller.signal;
-      controller = new AbortController();
-      if (released) {
-        if (abortedAtRelease) controller.abort(reasonAtRelease);
-      } else if (parent?.aborted === true) {
-        controller.abort(parent.reason);
-      } else if (parent !== undefined) {
-        parent.addEventListener('abort', forward, { once: true });
-        listening = true;
-      }
-      return controller.signal;
-    },
-    release(): void {
-      if (released) return;
-      released = true;
-      abortedAtRelease = parent?.aborted === true;
-      reasonAtRelease = parent?.reason;
-      if (listening) parent?.removeEventListener('abort', forward);
-    },
-  };
+class AttemptSignal {
+  private controller: AbortController | undefined;
+  /** Forwards the caller's abort while the attempt runs; made only when the signal is read. */
+  private forward: (() => void) | undefined;
+  private released = false;
+  private abortedAtRelease = false;
+  private reasonAtRelease: unknown;
+
+  constructor(private readonly parent: AbortSignal | undefined) {}
+
+  get signal(): AbortSignal {
+    if (this.controller !== undefined) return this.controller.signal;
+    const controller = new AbortController();
+    this.controller = controller;
+    const { parent } = this;
+    if (this.released) {
+      if (this.abortedAtRelease) controller.abort(this.reasonAtRelease);
+    } else if (parent?.aborted === true) {
+      controller.abort(parent.reason);
+    } else if (parent !== undefined) {
+      this.forward = (): void => controller.abort(parent.reason);
+      parent.addEventListener('abort', this.forward, { once: true });
+    }
+    return controller.signal;
+  }
+
+  /** The attempt ended: stop following the caller's signal. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.abortedAtRelease = this.parent?.aborted === true;
+    this.reasonAtRelease = this.parent?.reason;
+    if (this.forward !== undefined) this.parent?.removeEventListener('abort', this.forward);
+  }
 }
 
 function countOrDefault(value: number | undefined, fallback: number): number {

@@ -1,7 +1,7 @@
 import { classifyThrownError } from '../errors/classify-thrown-error.js';
 import { TurnError } from '../errors/turn-error.js';
-import type { SegmentFacts } from './read-segment.js';
-import type { SegmentAttempt } from './send-segment-request.js';
+import type { SegmentFacts } from '../stream/segment-facts.js';
+import type { SegmentAttempt } from './run-attempt.js';
 
 /**
  * What one physical request means for the turn, once aborts and time limits

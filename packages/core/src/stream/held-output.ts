@@ -1,5 +1,5 @@
 import type { TurnEvent } from '../types/turn-event.js';
-import type { SegmentNotices } from './read-segment-options.js';
+import type { SegmentNotices } from './segment-recorder.js';
 import type { MetadataEvent } from './segment-facts.js';
 
 /**
@@ -38,17 +38,10 @@ export class HeldOutput {
     this.released.push(event);
   }
 
-  hasReleased(): boolean {
-    return this.released.length !== 0;
-  }
-
-  /**
-   * The next released event. The drained array is let go: it keeps its
-   * backing store (capacity 17 after the first push), held by every open
-   * stream until its end (issue 19, per-stream memory).
-   */
-  nextReleased(): TurnEvent {
-    const event = this.released.shift()!;
+  /** The next released event (undefined when none is left); the drained array is let go rather than held by the open stream. */
+  nextReleased(): TurnEvent | undefined {
+    if (this.released.length === 0) return undefined;
+    const event = this.released.shift();
     if (this.released.length === 0) this.released = [];
     return event;
   }

@@ -1,24 +1,21 @@
-/** Reasoning deltas per fold of the rope into the segment's reasoning text. */
-const FOLD_EVERY = 64;
+/** Reasoning deltas joined into one string at a time. */
+const JOIN_EVERY = 64;
 
 /**
  * A segment's reasoning text, kept in memory only (R4.10) for the recovery
  * checkpoint (R4.3), and only while a recovery can still use it (see `drop`
  * and `maxChars`).
  *
- * Deltas are appended with `+=`: V8 makes one cons string per delta (≈ 5 ns),
- * where an array push and a `join` every 64 cost ≈ 20 ns per delta on their
- * own and ≈ 45 in runTurn's path (bench/decode/turn-phases.mjs, issue 19). A
- * rope holds every delta and a cons string per delta (≈ 7 bytes per
- * character for word-sized deltas), so every FOLD_EVERY deltas it is
- * flattened (`fold`) and appended to `joined`, which then holds ≈ 1 byte per
- * character and one cons string per fold (reasoning-text.test.ts).
+ * Deltas are collected in an array and joined every JOIN_EVERY of them: a
+ * string built with `+=` per word-sized delta holds every delta and a link
+ * per delta (about 7 bytes per character), a joined one about 1, and a long
+ * thinking phase is held by its open stream until the answer starts
+ * (`node bench/decode/reasoning-memory.mjs`).
  */
 export class ReasoningText {
   private joined = '';
-  /** The deltas since the last fold, as a rope. */
-  private recent = '';
-  private recentCount = 0;
+  /** The deltas since the last join. */
+  private recent: string[] = [];
   /** Characters added so far, and whether any of them is not whitespace. */
   private chars = 0;
   private nonBlank = false;
@@ -37,8 +34,8 @@ export class ReasoningText {
 
   add(delta: string): void {
     if (!this.kept) return;
-    this.recent += delta;
-    if (++this.recentCount === FOLD_EVERY) this.fold();
+    this.recent.push(delta);
+    if (this.recent.length === JOIN_EVERY) this.join();
     this.chars += delta.length;
     // trim() allocates: once one delta was not blank, the rest need no check.
     if (!this.nonBlank && delta.trim() !== '') this.nonBlank = true;
@@ -54,23 +51,18 @@ export class ReasoningText {
   drop(): void {
     this.kept = false;
     this.joined = '';
-    this.recent = '';
-    this.recentCount = 0;
+    this.recent = [];
   }
 
   /** Everything kept, as one string ('' once dropped). */
   text(): string {
-    this.fold();
+    this.join();
     return this.joined;
   }
 
-  private fold(): void {
-    if (this.recentCount === 0) return;
-    // Reading a character flattens a cons string in place (V8's String::Flatten): the rope's
-    // deltas and cons strings become garbage, one flat string is kept.
-    this.recent.charCodeAt(0);
-    this.joined += this.recent;
-    this.recent = '';
-    this.recentCount = 0;
+  private join(): void {
+    if (this.recent.length === 0) return;
+    this.joined += this.recent.join('');
+    this.recent = [];
   }
 }

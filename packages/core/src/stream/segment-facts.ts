@@ -3,7 +3,7 @@ import type { FinishReason } from '../types/finish-reason.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { Usage } from '../types/usage.js';
 
-// What readSegment records about a segment, and how it tells the kinds of events apart.
+// What the segment reader records about a segment, and how it tells the kinds of events apart.
 
 export type SegmentEnd = 'terminal' | 'eof' | 'stream-error' | 'transport-error' | 'aborted';
 
@@ -28,7 +28,7 @@ export interface SegmentFacts {
   responseId: string | undefined;
 }
 
-/** Content is what makes a retry visible to the host (R4.1); readSegment's `take` applies the same rules per case. */
+/** Content is what makes a retry visible to the host (R4.1); SegmentRecorder's `take` applies the same rules per case. */
 export function isContent(event: TurnEvent): boolean {
   switch (event.type) {
     case 'text-delta':
