@@ -1,4 +1,4 @@
-import { decodeSseStream, holdShapes, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
+import { decodeSseStream, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
 import { classifyMessagesStreamError, createInvalidStreamDataError } from './classify-messages-error.js';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
@@ -32,17 +32,6 @@ const THINKING_DELTA = { valueKey: 'thinking', blockKind: 'reasoning' } as const
  * `terminalFrameSeen: false`.
  */
 export class MessagesStreamDecoder {
-  /**
-   * One sample of each per-stream literal the per-record path reads (the open
-   * text and thinking blocks, the learned delta), so their hidden classes
-   * outlive the full GCs between streams: without it `#pushLearnedDelta`
-   * was deoptimised on every stream ("wrong map", decision 0282).
-   */
-  static readonly #heldShapes = holdShapes([
-    { kind: 'text', id: '' } satisfies OpenBlock,
-    { kind: 'reasoning', id: '', signature: '' } satisfies OpenBlock,
-    { template: undefined, eventName: '', index: 0, blockKind: 'text' },
-  ]);
   #messageId: string | undefined;
   #messageStarted = false;
   /** A second, different message started inside the first: nothing after it is trusted. */
@@ -327,13 +316,8 @@ export function decodeMessagesStream(body: ByteStream, options: DecodeStreamOpti
   return decodeSseStream<DecodedStreamEvent>(body, { decoder: new MessagesSseDecoder(), lastRecord: 'drop', records: options.records });
 }
 
-/**
- * The per-stream decoder handed to core's iterator. A class, not an object of
- * closures, with one idle instance held: V8 then keeps its hidden class and
- * the optimised decode path across a full GC between streams (decision 0202).
- */
+/** The per-stream decoder handed to core's iterator. */
 class MessagesSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
-  static readonly #shapeAnchor = new MessagesSseDecoder();
   readonly #decoder = new MessagesStreamDecoder();
 
   pushRecordEvents(eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {

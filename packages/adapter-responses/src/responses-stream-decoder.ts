@@ -21,13 +21,8 @@ export function decodeResponsesStream(body: ByteStream, options: DecodeStreamOpt
   });
 }
 
-/**
- * The per-stream decoder handed to core's iterator. A class, not an object of
- * closures, with one idle instance held: V8 then keeps its hidden class and
- * the optimised decode path across a full GC between streams (decision 0202).
- */
+/** The per-stream decoder handed to core's iterator. */
 class ResponsesSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
-  static readonly #shapeAnchor = new ResponsesSseDecoder();
   readonly #mapper = new ResponsesStreamEventMapper();
 
   pushRecordEvents(_eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {

@@ -47,4 +47,4 @@ export {
 export { streamOfChunks, streamOfText, splitBytesAt, collectEvents } from './fixtures/byte-streams.js';
 export { countJsonParses } from './fixtures/count-json-parses.js';
 export { checkEncoderObserve, type ObservableEncoder, type EncoderObserveCheck } from './fixtures/encoder-observe-check.js';
-export { haveSameHiddenClass, runFullGcs } from './fixtures/hidden-class.js';
+export { runFullGcs } from './fixtures/garbage-collection.js';

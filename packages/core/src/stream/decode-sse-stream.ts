@@ -1,7 +1,6 @@
 import type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-stream.js';
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
-import { holdShapes, NEUTRAL_EVENT_SHAPES } from '../internal/held-shapes.js';
 import { ignore } from '../internal/ignore.js';
 
 /** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
@@ -89,17 +88,6 @@ export function decodeSseStream<Event>(body: ByteStream, options: DecodeSseStrea
 }
 
 class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>, SseRecordSink {
-  /**
-   * One idle instance held for the life of the module, so V8 keeps this
-   * class's hidden class — and the optimised decode path built on it — across
-   * a full GC between streams (decision 0202).
-   */
-  static readonly #shapeAnchor = new SseStreamIterator<never>(new ReadableStream<Uint8Array>(), {
-    decoder: { pushRecordEvents: ignore, pushEndEvents: ignore },
-    lastRecord: 'drop',
-  });
-  /** The events' hidden classes, kept like this class's own (decision 0282). */
-  static readonly #heldEventShapes = holdShapes(NEUTRAL_EVENT_SHAPES);
   readonly #body: ByteStream;
   readonly #options: DecodeSseStreamOptions<Event>;
   readonly #events: Event[] = [];

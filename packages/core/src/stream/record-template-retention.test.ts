@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../internal/v8-probes.test-helper.js';
+import { collectGarbage } from '../internal/collect-garbage.test-helper.js';
 import { RecordTemplate } from './record-template.js';
 
 const FILLER = 256 * 1024;

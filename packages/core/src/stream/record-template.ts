@@ -19,8 +19,6 @@
  * and the caller parses the record fully, errors included.
  */
 export class RecordTemplate {
-  /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
-  static readonly #shapeAnchor = new RecordTemplate([''], '');
   /** Constant text between holes; an integer hole between each two, the value hole after the last. */
   readonly #prefixParts: readonly string[];
   readonly #suffix: string;

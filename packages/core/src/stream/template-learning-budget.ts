@@ -16,8 +16,6 @@ const CANDIDATES_BEFORE_LEARNING = 4;
  * costing. Shared by the three adapters' decoders.
  */
 export class TemplateLearningBudget {
-  /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
-  static readonly #shapeAnchor = new TemplateLearningBudget(false);
   #attemptsLeft: number;
   #candidatesToSkip: number;
 

@@ -14,8 +14,6 @@
  * follows it, by the same WHATWG rules.
  */
 export class Utf8ChunkDecoder {
-  /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
-  static readonly #shapeAnchor = new Utf8ChunkDecoder();
   /**
    * BOM handled here (once, at the start of the stream): the one-shot decoder would strip one per call.
    * One-shot decoding keeps no state, so every stream shares this one: no TextDecoder per response body.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../internal/v8-probes.test-helper.js';
+import { collectGarbage } from '../internal/collect-garbage.test-helper.js';
 import { runTurn } from './run-turn.js';
 import { createFakeFetch, fakeAdapter, type FakeNative } from './fake-wire.test-helper.js';
 import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
