@@ -22,7 +22,7 @@ export function learnChatDeltaTemplate(data: string, payload: Record<string, unk
   if (choice === undefined || !isRecord(choice.delta)) return undefined;
   if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') return undefined;
   const delta = choice.delta;
-  // Typed content parts (issue 18) are decoded by the slow path, part by part.
+  // Typed content parts (R7.2) are decoded by the slow path, part by part.
   if (Array.isArray(delta.content) || Array.isArray(delta.tool_calls) || (typeof delta.refusal === 'string' && delta.refusal !== '')) return undefined;
   const hasContent = typeof delta.content === 'string' && delta.content !== '';
   const reasoning = readReasoningText(delta.reasoning_content ?? delta.reasoning);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Core's SseFramer replaced eventsource-parser in the three decoders
- * (decision 0202); issue 3 asks that the framing stay the same. Here (adapter-chat
+ * (decision 0202), and the framing must stay the same (R7.2). Here (adapter-chat
  * depends on eventsource-parser, core does not) both frame the same random
  * text, split at random, and must hand over the same records at the same feed.
  */

@@ -72,9 +72,10 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
  * hand-written async iterator shared by the three stream decoders. Each
  * network read is decoded into a batch; `next()` hands out the batch's items
  * as already-resolved promises and reads the body only when the batch is
- * empty. An async generator cost ≈ 0.35–0.4 µs per event here (its `yield`
- * awaits the value and resumes a suspended frame: bench/README.md, "decode",
- * decision 0200). The generator contract is kept:
+ * empty. An async generator cost ≈ 0.35–0.4 µs per event here, about as
+ * much as decoding the event (its `yield` awaits the value and resumes a
+ * suspended frame; `node bench/decode/run.mjs`, decision 0320). The
+ * generator contract is kept:
  * - events in order; a `next()` called before the previous one settled is
  *   queued behind it, as an async generator queues it;
  * - `return()`/`throw()` cancel the body (the upstream is released) and drop
@@ -124,11 +125,9 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
 
   next(): Promise<IteratorResult<Event, void>> {
     if (this.#pending === 0) {
-      // The hot path: an event of the current batch, no read, no queueing. Spelled out, not
-      // `#stepAtHand()`: through it the decoder alone ran 1-4 % slower (bench/decode, session 17).
-      if (this.#index < this.#events.length) return Promise.resolve({ done: false, value: this.#events[this.#index++]! });
-      if (this.#state === 'closed') return Promise.resolve(DONE);
-      return this.#start(this.#read());
+      // An event of the current batch, or the end: no read, no queueing.
+      const step = this.#stepAtHand();
+      return step === undefined ? this.#start(this.#read()) : Promise.resolve(step);
     }
     return this.#start(this.#tail.then(this.#nextQueued, this.#nextQueued));
   }
@@ -136,8 +135,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   /**
    * The next event of the current batch, synchronously, when one is there and
    * no call is in flight; undefined otherwise (then `next()` reads). runTurn's
-   * per-event path takes events this way: no promise or step object per event
-   * (issue 19).
+   * segment reader takes events this way: no promise or step object per event.
    */
   takeBuffered(): Event | undefined {
     if (this.#pending !== 0 || this.#index >= this.#events.length) return undefined;
@@ -181,9 +179,9 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
 
   /**
    * Reads until the batch has an event (or the body ended): a `then` per read
-   * with two callbacks made once per stream, not an async call per read (a
-   * generator, its registers and a promise each, and a suspended frame held
-   * by every open stream while it waits for the network; issue 19).
+   * with two callbacks made once per stream, not an async method, which
+   * would keep a suspended frame per open stream while it waits for the
+   * network (`node bench/gateway/heap-census.mjs gateway 50`).
    */
   #read(): Promise<IteratorResult<Event, void>> {
     const reader = this.#reader ?? this.#open();

@@ -73,7 +73,7 @@ function judgeStreamedSegment(facts: SegmentFacts): SegmentVerdict {
       return { kind: 'ok', facts };
     case 'eof':
       if (facts.outputConsumed) return { kind: 'cut', facts };
-      // R1.1 / seeds/004: an EOF with no output at all is a retryable TRANSPORT failure.
+      // R1.1: an EOF with no output at all is a retryable TRANSPORT failure.
       return {
         kind: 'failed',
         error: new TurnError({
