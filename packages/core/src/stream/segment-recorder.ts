@@ -49,9 +49,13 @@ export class SegmentRecorder {
   private batchReadAt = 0;
   /** The current batch's output time is already in the facts. */
   private batchTimeNoted = false;
+  private readonly forwardToolCalls: boolean;
+  private readonly blockIdPrefix: string;
 
   constructor(private readonly rules: SegmentRules) {
     this.reasoning = new ReasoningText(rules.keepReasoning, rules.reasoningMaxChars);
+    this.forwardToolCalls = rules.forwardToolCalls;
+    this.blockIdPrefix = rules.blockIdPrefix;
   }
 
   /** A new batch came off the wire (or the segment starts): its content is output from now. */
@@ -86,7 +90,7 @@ export class SegmentRecorder {
       case 'tool-call-delta':
       case 'tool-call-end':
         facts.toolCallProduced = true;
-        if (this.rules.forwardToolCalls) return this.takeOutput(event, true);
+        if (this.forwardToolCalls) return this.takeOutput(event, true);
         // R4.5: the recovery segment's tool calls count as its output but never reach the host.
         this.noteOutputTime();
         return undefined;
@@ -169,7 +173,7 @@ export class SegmentRecorder {
   /** `event` is the host's next: whether it is content decides what its pull acknowledges (R4.1). */
   private handOut(event: TurnEvent, content: boolean): TurnEvent {
     this.handedContent = content;
-    return withBlockPrefix(event, this.rules.blockIdPrefix);
+    return this.blockIdPrefix === '' ? event : withBlockPrefix(event, this.blockIdPrefix);
   }
 
   /** A content event of the current batch: the batch's read time is its output time (R5.4). */

@@ -69,8 +69,6 @@ export class TurnEventStream implements AsyncIterableIterator<TurnEvent> {
   /** The host has seen the end, or stopped: later pulls are done at once. */
   #done = false;
   #stopped = false;
-  /** Inside `#stepAtHand`: a notice the segment posts meanwhile is served by that same step. */
-  #stepping = false;
 
   constructor(source: TurnEventSource) {
     this.#source = source;
@@ -168,10 +166,7 @@ export class TurnEventStream implements AsyncIterableIterator<TurnEvent> {
   #stepAtHand(): TurnStep | undefined {
     const segment = this.#segment;
     if (this.#queue.length === 0 && segment !== undefined) {
-      // `next()` never throws: a read that fails ends the segment.
-      this.#stepping = true;
       const event = segment.next();
-      this.#stepping = false;
       if (event !== undefined && this.#queue.length === 0) {
         this.#taken = segment.handedContent ? segment : undefined;
         return { done: false, value: event };
@@ -200,9 +195,17 @@ export class TurnEventStream implements AsyncIterableIterator<TurnEvent> {
 
   /** Something arrived (an event, a wire read, the end): a waiting pull gets its step. */
   readonly #wake = (): void => {
-    if (this.#waiter === undefined || this.#stepping) return;
+    const waiter = this.#waiter;
+    if (waiter === undefined) return;
+    // Taken off while it steps: a notice the segment posts meanwhile is served by this same step.
+    this.#waiter = undefined;
     const step = this.#stepAtHand();
-    if (step !== undefined) this.#settleWaiter(step);
+    if (step === undefined) {
+      this.#waiter = waiter;
+      return;
+    }
+    this.#waiting = undefined;
+    waiter(step);
   };
 
   #settleWaiter(step: TurnStep | Promise<TurnStep>): void {
