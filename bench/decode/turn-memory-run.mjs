@@ -1,5 +1,5 @@
 // bench/decode/turn-memory-run.mjs: runTurn beside its own decoder with no
-// socket (issue 19). The same rendered stream is served from memory in
+// socket. The same rendered stream is served from memory in
 // 16 KiB reads, so the network, the wire server and their scheduling on a
 // 2-core box are out of the ratio: what is left is runTurn's per-event cost.
 // No full GC before each run by default (steady state; `--gc` to add one).

@@ -1,4 +1,4 @@
-// What a proxy holds per open stream, by kind of object (issue 19's
+// What a proxy holds per open stream, by kind of object (a
 // profiling step): a heap snapshot of the proxy's process at idle after the
 // warm-up, another while N paced streams are open, and the difference per
 // stream, grouped by V8's node type and constructor/closure name.
@@ -6,8 +6,8 @@
 // (the gateway is the working tree's, bundled like memory-run.mjs does;
 // BENCH_BASELINE_REF=<ref> takes the gateway as it is at that ref instead).
 // BENCH_BY_LOCATION=1 splits closures by script id:line (BENCH_KEEP=1 keeps the bundle);
-// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0292);
-// BENCH_REASONING_KB=K makes every stream think K KiB before its answer (decision 0295).
+// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0320);
+// BENCH_REASONING_KB=K makes every stream think K KiB before its answer (decision 0320).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';

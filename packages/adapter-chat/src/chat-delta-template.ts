@@ -14,7 +14,7 @@ export interface ChatDeltaTemplate {
  * reasoning delta of choice 0 (no usage, finish reason, refusal, tool call or
  * error), or `undefined`. Everything but the value is constant text in the
  * template, so a matching chunk has exactly this effect with its own value
- * (decision 0201). `payload` is `data` parsed.
+ * (decision 0320). `payload` is `data` parsed.
  */
 export function learnChatDeltaTemplate(data: string, payload: Record<string, unknown>): ChatDeltaTemplate | undefined {
   if (isRecord(payload.usage) || Boolean(payload.error) || payload.object === 'error') return undefined;

@@ -9,7 +9,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
 
 /**
  * Chat SSE bytes → neutral events, incrementally (R7.2): bytes → SSE records
- * (core's SseFramer, decision 0202) → `chat.completion.chunk` payloads → events. Never
+ * (core's SseFramer, decision 0320) → `chat.completion.chunk` payloads → events. Never
  * buffers the body. The last item is `{type:'stream-end', terminalFrameSeen}`;
  * the terminal frame is a choice with a non-null `finish_reason` — `[DONE]`
  * alone is not one (SPEC "terminal frame"). Bad data becomes an `error`
@@ -18,7 +18,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
 export function decodeChatStream(body: ByteStream, options: DecodeStreamOptions = {}): AsyncGenerator<DecodedStreamEvent> {
   // Core's decodeSseStream: each read's records are decoded into one reused
   // batch that `next()` serves without an async-generator step per event
-  // (bench/README.md, "decode"; decision 0200).
+  // (`node bench/decode/run.mjs`; decision 0320).
   return decodeSseStream<DecodedStreamEvent>(body, {
     decoder: new ChatSseDecoder(),
     // A last record without its blank line still counts (openai-node flushes its line decoder too).
@@ -42,7 +42,7 @@ export class ChatChunkDecoder {
   private metadataSent = false;
   private terminalFrameSeen = false;
   private doneSeen = false;
-  /** The stream's repetitive delta chunk, so its next ones skip JSON.parse (decision 0201). */
+  /** The stream's repetitive delta chunk, so its next ones skip JSON.parse (decision 0320). */
   private deltaTemplate: ChatDeltaTemplate | undefined;
   private readonly learning: TemplateLearningBudget;
 

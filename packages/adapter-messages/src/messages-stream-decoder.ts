@@ -43,7 +43,7 @@ export class MessagesStreamDecoder {
   /** Any tool-use block started, modelled or not (server_tool_use, mcp_tool_use…): R4.1. */
   #toolCallSeen = false;
   readonly #blocks = new Map<number, OpenBlock>();
-  /** The stream's repetitive text/thinking delta record, so its next ones skip JSON.parse (decision 0201). */
+  /** The stream's repetitive text/thinking delta record, so its next ones skip JSON.parse (decision 0320). */
   #delta: DeltaTemplate | undefined;
   readonly #learning: TemplateLearningBudget;
 
@@ -306,7 +306,7 @@ function joinToolInput(block: { inputParts: string[]; initialInput: unknown }): 
 /**
  * Bytes of a Messages SSE body → neutral events, ending with `stream-end` (R7.2).
  * Core's `decodeSseStream` decodes each network read's records into one batch
- * and serves it without an async-generator step per event (decision 0200).
+ * and serves it without an async-generator step per event (decision 0320).
  * UTF-8 is decoded in streaming mode; a record not closed by a blank line
  * when the body ends is dropped, as the SSE spec says: the stream was cut
  * inside it (anthropic-sdk-typescript src/core/streaming.ts reads it the same

@@ -6,7 +6,7 @@ import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
  * (streaming UTF-8, so a split multi-byte character is never mangled) → SSE
  * records (core's `SseFramer`, framing as eventsource-parser does) → `ResponsesStreamEventMapper`, served by
  * core's `decodeSseStream` (one reused batch per read, no async-generator
- * step per event: decision 0200). The last item is always
+ * step per event: decision 0320). The last item is always
  * `{type:'stream-end', terminalFrameSeen}`. Bad data becomes an `error`
  * event; only a failure of the body stream itself is thrown.
  */

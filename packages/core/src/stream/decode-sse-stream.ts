@@ -11,7 +11,7 @@ export interface SseRecord {
 
 /**
  * What to do with a last record the body ends without its blank line (each
- * protocol's rule, decision 0200): `drop` it (Messages: the SSE spec, as the
+ * protocol's rule, decision 0320): `drop` it (Messages: the SSE spec, as the
  * Anthropic SDK reads it), keep it when its lines are complete
  * (`complete-lines`, Responses), or keep it `always` (Chat: openai-node
  * flushes its line decoder).

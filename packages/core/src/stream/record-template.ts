@@ -2,7 +2,7 @@
  * The shape of a repetitive SSE record (a text or reasoning delta), learned
  * from one fully parsed record, so the next records of that shape need not be
  * `JSON.parse`d whole: only their one string literal is decoded (decision
- * 0201, bench/README.md "decode").
+ * 0320, `node bench/decode/run.mjs`).
  *
  * Why it is exact: a template is the learned record's text cut into constant
  * parts around JSON *tokens* (found by a lexer, never by searching text): one

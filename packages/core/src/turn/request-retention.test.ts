@@ -36,7 +36,7 @@ async function collectedWhileStreaming(adapter: ProtocolAdapter<FakeNative>, kep
   return reached;
 }
 
-describe('runTurn does not hold the request while its stream runs (decisions 0292, 0297)', () => {
+describe('runTurn does not hold the request while its stream runs (decision 0320)', () => {
   it('the request the adapter built is collectable once the response head is in', async () => {
     const built: WeakRef<object>[] = [];
     const adapter: ProtocolAdapter<FakeNative> = {

@@ -15,13 +15,13 @@ export interface FetchResponseHeaders {
  * it, so `globalThis.fetch` and msw work unchanged; a transport of its own
  * (the gateway's `node:http` one) can skip building a WHATWG Response and
  * `Headers` per request, which measured ≈ 35 µs on the gateway's
- * time-to-first-byte path (decision 0205).
+ * time-to-first-byte path (decision 0320).
  */
 export interface FetchResponse {
   readonly ok: boolean;
   readonly status: number;
   readonly headers: FetchResponseHeaders;
-  /** A WHATWG ReadableStream (fetch) or a transport's own lighter body (decision 0205). */
+  /** A WHATWG ReadableStream (fetch) or a transport's own lighter body (decision 0320). */
   readonly body: ByteStream | null;
   text(): Promise<string>;
 }
