@@ -72,7 +72,7 @@ export async function loadSdks() {
   return { OpenAI: openai.default, Anthropic: anthropic.default };
 }
 
-/** eventsource-parser 3.1.1 for the floor (a devDependency of adapter-responses; the decoders frame with core's SseFramer, decision 0202). */
+/** eventsource-parser 3.1.1 for the floor (a devDependency of adapter-responses; the decoders frame with core's SseFramer, decision 0320). */
 export async function loadEventsourceParser() {
   return import(resolveEsmEntry(fromPackage('packages/adapter-responses'), 'eventsource-parser'));
 }

@@ -1,5 +1,5 @@
 // bench/decode: decoder throughput and memory, side by side with the
-// official SDKs and a parse-only floor (issue 3, last acceptance bullet).
+// official SDKs and a parse-only floor.
 //
 //   node bench/decode/run.mjs [--records 20000] [--runs 7] [--warmup 2]
 //     [--memory-sizes 20000,200000] [--skip-memory] [--no-build] [--write-readme]
@@ -34,7 +34,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2' },
     'memory-sizes': { type: 'string', default: '20000,200000' },
     'skip-memory': { type: 'boolean', default: false },
-    // Each timed run right after the other variants' (no untimed run of itself first): decision 0208.
+    // Each timed run right after the other variants' (no untimed run of itself first): decision 0320.
     cold: { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     'write-readme': { type: 'boolean', default: false },
@@ -42,7 +42,7 @@ const { values } = parseArgs({
 });
 const records = Number(values.records);
 const memorySizes = values['memory-sizes'].split(',').map(Number);
-if (Number(values.runs) < 5) throw new Error('bench: at least 5 runs (medians of ≥ 5, issue 3)');
+if (Number(values.runs) < 5) throw new Error('bench: at least 5 runs (medians of ≥ 5)');
 
 function buildPackages() {
   // Only what the bench imports; dist is build output and is never committed.

@@ -2,7 +2,7 @@
 // JIT state does not colour another's). Variants are interleaved: every round
 // runs each variant once, in an order rotated per round, so drift on the
 // shared machine hits all of them alike. Each timed run follows an untimed run
-// of the same variant (decision 0208): the forced `gc()` before every run would
+// of the same variant (decision 0320): the forced `gc()` before every run would
 // otherwise let V8 expire the maps a variant's optimised code depends on
 // (`--retain-maps-for-n-gc`, 2 by default) while the other variants run, and
 // each timed run would start by re-optimising. Prints one JSON line.
@@ -22,7 +22,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '7' },
     warmup: { type: 'string', default: '2' },
     only: { type: 'string' },
-    // `--cold` times each run right after the other variants' runs (before decision 0208).
+    // `--cold` times each run right after the other variants' runs (before decision 0320).
     cold: { type: 'boolean', default: false },
   },
 });

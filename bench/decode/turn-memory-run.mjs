@@ -1,11 +1,12 @@
 // bench/decode/turn-memory-run.mjs: runTurn beside its own decoder with no
-// socket (issue 19). The same rendered stream is served from memory in
+// socket. The same rendered stream is served from memory in
 // 16 KiB reads, so the network, the wire server and their scheduling on a
 // 2-core box are out of the ratio: what is left is runTurn's per-event cost.
 // No full GC before each run by default (steady state; `--gc` to add one).
 //
 //   node bench/decode/turn-memory-run.mjs [--records 20000] [--processes 3] [--reps 21]
 //     [--baseline-ref main] [--protocols chat,messages,responses] [--gc]
+//     [--node-args=--retain-maps-for-n-gc=1000]   (V8 flags for the workers, to test a cause)
 //
 // Needs packages/testkit/dist (`node bench/decode/run.mjs` builds it).
 import { execFile } from 'node:child_process';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     'baseline-ref': { type: 'string', default: '' },
     protocols: { type: 'string', default: 'chat,messages,responses' },
     gc: { type: 'boolean', default: false },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const ref = values['baseline-ref'] === '' ? undefined : values['baseline-ref'];
@@ -35,7 +37,7 @@ const workDir = await mkdtemp(join(tmpdir(), 'tg-turn-memory-'));
 const execNode = promisify(execFile);
 
 async function runProcess(protocol, libs) {
-  const args = ['--expose-gc', WORKER, '--protocol', protocol, '--records', values.records, '--libs', JSON.stringify(libs), '--reps', values.reps];
+  const args = ['--expose-gc', ...values['node-args'].split(' ').filter(Boolean), WORKER, '--protocol', protocol, '--records', values.records, '--libs', JSON.stringify(libs), '--reps', values.reps];
   if (values.gc) args.push('--gc');
   const { stdout } = await execNode(process.execPath, args, { cwd: REPO_ROOT, timeout: 300_000 });
   return processMedians(stdout);

@@ -1,5 +1,5 @@
 // bench/decode/turn-phases.mjs: where runTurn's time goes beside its own
-// decoder (issue 19), from memory as in turn-memory-run.mjs. Every event's
+// decoder, from memory as in turn-memory-run.mjs. Every event's
 // arrival is timestamped, then each run is split into:
 // - first event: from the call (runTurn, or the decoder over a fresh body) to the host's first event;
 // - reads: the largest gaps between events, one per wire read the body served (each read is

@@ -1,6 +1,6 @@
 // bench/decode/turn-run.mjs: runTurn end to end beside its own decoder, the
 // floor (fetch + eventsource-parser, with and without JSON.parse of each
-// record) and the official SDKs (issue 19), with a git ref's runTurn and
+// record) and the official SDKs, with a git ref's runTurn and
 // decoders side by side in the same processes (before/after from one run).
 //
 //   node bench/decode/turn-run.mjs [--sizes 20000,200000] [--processes 4] [--reps 5] [--warmup 1]
@@ -41,7 +41,7 @@ const { values } = parseArgs({
     // No full GC before each timed run (see turn-worker.mjs): steady state.
     'no-gc': { type: 'boolean', default: false },
     // V8 flags for the worker processes, to test a cause (e.g. hidden classes dying in the full GCs
-    // between runs: --retain-maps-for-n-gc=1000 keeps them; bench/README.md, session 8).
+    // between runs: --retain-maps-for-n-gc=1000 keeps them; bench/README.md).
     'node-args': { type: 'string', default: '' },
     pin: { type: 'boolean', default: false },
   },

@@ -27,7 +27,7 @@ export function makeTurnVariant(lib, protocol, { request, target, fetch, records
  * result: with two copies of the same tree, the runTurn placed after
  * floor+json and its decoder read 0.87 of that decoder's CPU against 1.05
  * for the other copy, and the gap followed the slot when the copies swapped
- * (decision 0302).
+ * (decision 0320).
  */
 export function roundOrder(names, round) {
   let seed = Math.imul(round + 1, 0x9e3779b1);
@@ -52,7 +52,7 @@ export function roundOrder(names, round) {
  * much as the client's work; the CPU time is the client's work alone.
  * `warmup` untimed rounds, then `reps` rounds, each in its own order
  * (`roundOrder`). `gc`: a full GC before each timed run. `warmEach`: an
- * untimed run of the same variant before each timed one (decision 0208).
+ * untimed run of the same variant before each timed one (decision 0320).
  */
 export async function timeInterleaved(variants, { warmup, reps, gc, warmEach = false }) {
   const names = Object.keys(variants);

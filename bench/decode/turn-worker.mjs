@@ -3,7 +3,7 @@
 // its decoder alone (`ours@…`) and runTurn end to end (`turn@…`), against the
 // same loopback stream. Variants are interleaved (a shuffled order per round);
 // with --warm-each every timed run follows an untimed run of the same variant
-// (decision 0208). Prints one JSON line of per-variant timings and CPU times.
+// (decision 0320). Prints one JSON line of per-variant timings and CPU times.
 //
 //   node --expose-gc bench/decode/turn-worker.mjs --protocol chat --origin http://127.0.0.1:PORT \
 //     --records 20000 --libs '{"current":"/tmp/…/turn-lib.js"}' [--reps 5] [--warmup 1] [--warm-each] [--no-sdk]

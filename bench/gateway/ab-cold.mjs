@@ -1,5 +1,5 @@
 // A freshly started gateway's time to first byte, precise enough to compare
-// small changes (decision 0212): every variant lives in ONE process and gets
+// small changes (decision 0320): every variant lives in ONE process and gets
 // one request in turn — direct, the parse-and-forward floor and each gateway
 // tree, in an order that rotates every step — so drift on the shared box, the
 // warming of Node's own code and the place in the order hit them alike. Sequential paced Chat streams (the bench's upstream), the

@@ -1,4 +1,4 @@
-// Where a proxy's per-chunk garbage comes from (issue 19's profiling step):
+// Where a proxy's per-chunk garbage comes from (a profiling step):
 // V8's sampling heap profiler in the proxy's process (memory-sampler.mjs,
 // collected objects included) while N paced streams run; bytes allocated per
 // upstream chunk by allocating function (self), top N.

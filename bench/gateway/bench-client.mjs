@@ -105,7 +105,7 @@ export function medianRange(values, format) {
   return `${format(median(values))} (${format(Math.min(...values))}–${format(Math.max(...values))})`;
 }
 
-/** A streaming Chat request body for the bench upstream; `promptKib` > 0 makes the user message that many KiB (decision 0292). */
+/** A streaming Chat request body for the bench upstream; `promptKib` > 0 makes the user message that many KiB (decision 0320). */
 export function chatStreamBody(model, promptKib = 0) {
   return JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: promptKib > 0 ? 'x'.repeat(promptKib * 1024) : 'hello' }] });
 }

@@ -1,4 +1,4 @@
-// First byte with a pausing upstream (issue 19): the upstream flushes its
+// First byte with a pausing upstream: the upstream flushes its
 // response headers, then is silent for `pause` ms before its first chunk (a
 // model that thinks before its first token). As the client sees it: ms to
 // the response headers, to the first body byte and to the first content delta,

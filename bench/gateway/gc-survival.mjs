@@ -1,4 +1,4 @@
-// What V8's young generation did in a window (issue 19, session 8): the
+// What V8's young generation did in a window: the
 // number of scavenges and full GCs, the bytes that survived the scavenges
 // (copied within new space) and were promoted to old space, and the new
 // space's committed size at each GC. V8 doubles the young generation once the

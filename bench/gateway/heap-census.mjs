@@ -1,12 +1,13 @@
-// What a proxy holds per open stream, by kind of object (issue 19's
+// What a proxy holds per open stream, by kind of object (a
 // profiling step): a heap snapshot of the proxy's process at idle after the
 // warm-up, another while N paced streams are open, and the difference per
 // stream, grouped by V8's node type and constructor/closure name.
 // Usage: node bench/gateway/heap-census.mjs [pipe|gateway] [streams=200] [top=40]
-// (the gateway is the working tree's, bundled like memory-run.mjs does).
+// (the gateway is the working tree's, bundled like memory-run.mjs does;
+// BENCH_BASELINE_REF=<ref> takes the gateway as it is at that ref instead).
 // BENCH_BY_LOCATION=1 splits closures by script id:line (BENCH_KEEP=1 keeps the bundle);
-// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0292);
-// BENCH_REASONING_KB=K makes every stream think K KiB before its answer (decision 0295).
+// BENCH_PROMPT_KB=N gives the open streams an N KiB prompt (decision 0320);
+// BENCH_REASONING_KB=K makes every stream think K KiB before its answer (decision 0320).
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,8 @@ const [kind = 'gateway', streamsText = '200', topText = '40'] = process.argv.sli
 const streams = Number(streamsText);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-heap-census-'));
-const proxyArgs = kind === 'gateway' ? ['gateway', await bundleGateway(root, '.', workDir, 0)] : [kind];
+const gatewayRef = process.env.BENCH_BASELINE_REF ?? '.';
+const proxyArgs = kind === 'gateway' ? ['gateway', await bundleGateway(root, gatewayRef, workDir, 0)] : [kind];
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), '100', '20', 'maxIntervalMs=50', `reasoningKb=${process.env.BENCH_REASONING_KB ?? 0}`]);
 const { child, info } = await startChild(['--expose-gc', join(root, 'bench/gateway/one-proxy-server.mjs'), proxyArgs[0], String(upstream.info.port), ...proxyArgs.slice(1)]);
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
@@ -65,7 +67,7 @@ const rows = [...after].map(([key, total]) => {
 });
 rows.sort((a, b) => b.bytes - a.bytes);
 const sum = rows.reduce((total, row) => total + row.bytes, 0);
-console.log(`${kind}, ${streams} open streams: ${(sum / 1024).toFixed(1)} KiB of heap objects per stream (self sizes)`);
+console.log(`${kind}${kind === 'gateway' && gatewayRef !== '.' ? ` @ ${gatewayRef}` : ''}, ${streams} open streams: ${(sum / 1024).toFixed(1)} KiB of heap objects per stream (self sizes)`);
 console.log('| type:name | objects per stream | bytes per stream |');
 console.log('| --- | ---: | ---: |');
 for (const row of rows.slice(0, Number(topText))) console.log(`| ${row.key} | ${row.count.toFixed(2)} | ${row.bytes.toFixed(0)} |`);

@@ -1,4 +1,4 @@
-// Idle keep-alive reuse (issue 19): a client pool (http.Agent keepAlive, 50
+// Idle keep-alive reuse: a client pool (http.Agent keepAlive, 50
 // sockets) runs a wave of 50 concurrent streams, then after idle gaps of
 // 4, 5 and 6 s another wave each, on the same sockets where the server kept
 // them. Counted per wave: streams that failed with ECONNRESET / socket hang up

@@ -1,4 +1,4 @@
-// Per-stream memory of a proxy (issue 19): N concurrent paced Chat streams
+// Per-stream memory of a proxy: N concurrent paced Chat streams
 // (default 100 chunks, gaps drawn in 20–50 ms, so they overlap) through the
 // pipe-through floor and through the gateway, each proxy in its own fresh
 // `node --expose-gc` process per cell (one-proxy-server.mjs). In that process
@@ -12,7 +12,7 @@
 // resize of the process up to V8's cap that the warm-up's length moves in or
 // out of the window (300 warm-up streams: gateway 2.5× the pipe; 1500: 0.27×).
 // So the bar is judged on the live heap per stream, which no GC policy moves
-// (decision 0290).
+// (decision 0320).
 // Usage: node bench/gateway/memory-run.mjs [--runs 3] [--streams 1,50,200] [--chunks 100]
 //   [--interval 20] [--max-interval 50] [--warmup 300] [--floor]; BENCH_BASELINE_REF=<ref> adds
 //   the gateway at that ref (its own process per cell too); --floor adds the
@@ -20,10 +20,10 @@
 //   BENCH_SPACES=1 prints, per cell, the growth of new and old space and what the young
 //   generation did while the N streams ran (gc-survival.mjs: scavenges, survived and
 //   promoted bytes, new space size at each GC). --steady grows every proxy's young generation
-//   to V8's cap before the idle reading (decision 0285), so the per-stream figure is what the
+//   to V8's cap before the idle reading (decision 0320), so the per-stream figure is what the
 //   streams hold, not when V8 decided to double new space. --prompt-kb N sends an N KiB prompt in
-//   the measured streams (decision 0292: a proxy that parses the body holds what it keeps of it).
-//   --reasoning-kb K: each stream thinks K KiB before its answer (decision 0295: the gateway lets
+//   the measured streams (decision 0320: a proxy that parses the body holds what it keeps of it).
+//   --reasoning-kb K: each stream thinks K KiB before its answer (decision 0320: the gateway lets
 //   the reasoning go once the answer starts; the pipe never held it).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
@@ -64,7 +64,7 @@ if (args.floor) {
 if (baselineRef !== undefined) proxies.push({ name: `gateway @ ${baselineRef}`, args: ['gateway', await bundleGateway(root, baselineRef, workDir, 1)] });
 const reasoningKib = Number(args['reasoning-kb']);
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, args.interval, `maxIntervalMs=${args['max-interval']}`, `reasoningKb=${reasoningKib}`]);
-// --prompt-kb N: the measured streams carry an N KiB prompt, as an agent's turn does (decision 0292); the warm-up stays small.
+// --prompt-kb N: the measured streams carry an N KiB prompt, as an agent's turn does (decision 0320); the warm-up stays small.
 const promptKib = Number(args['prompt-kb']);
 const body = chatStreamBody('bench', promptKib);
 const warmupBody = chatStreamBody('bench-warmup');
@@ -78,7 +78,7 @@ async function measureCell(proxy, streams) {
   try {
     for (let index = 0; index < Number(args.warmup); index += 1) await streamOnce(agent, info.port, warmupBody);
     await streamOnce(agent, info.port, body); // one paced stream: the timers' path too
-    // --steady: V8's young generation at its cap before the idle reading (decision 0285), as in any
+    // --steady: V8's young generation at its cap before the idle reading (decision 0320), as in any
     // process that has carried load for a while; without it, one bounded growth can land in the window.
     if (args.steady) await ask(child, { cmd: 'grow-young' });
     const idleLive = await ask(child, { cmd: 'gc' });

@@ -1,4 +1,4 @@
-// Gateway overhead bench (issue 7): time to first byte and total time of a
+// Gateway overhead bench: time to first byte and total time of a
 // streamed Chat response — direct to the upstream, through a minimal
 // pipe-through proxy (the floor), and through the turnguard gateway — at 1
 // and 50 concurrent streams, medians of ≥5 interleaved runs, loopback only.

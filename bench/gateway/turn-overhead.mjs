@@ -1,4 +1,4 @@
-// runTurn's own overhead, in process (decision 0180): a fake fetch answers
+// runTurn's own overhead, in process (decision 0320): a fake fetch answers
 // every turn with a prebuilt Chat SSE body of `chunks` deltas split into
 // `reads` network reads; no sockets, so what is measured is runTurn + the Chat
 // decoder. Prints CPU wall per turn, median time to the first event and to the

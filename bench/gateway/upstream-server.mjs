@@ -4,7 +4,7 @@
 // for model `bench-warmup` gets the same stream without pacing or pause
 // (run.mjs's steady-state warm-up: the same code path, many requests in little time).
 // Usage (child process): node upstream-server.mjs <chunks> <intervalMs> [name=value…]; prints {"port":N}.
-// Options (issue 19's benches):
+// Options (benches):
 //   maxIntervalMs=M   each gap drawn uniformly in [intervalMs, M] (paced streams that overlap unevenly);
 //   firstPauseMs=P    headers flushed at once, then P ms of silence before the first chunk
 //                     (a model that thinks before its first token);

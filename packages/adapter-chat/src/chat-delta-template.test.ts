@@ -19,7 +19,7 @@ const chunk = fc.oneof(
 );
 
 const textChunk = (text: string) => `${head}{"content":${JSON.stringify(text)},"reasoning_content":null}${tail}`;
-/** More learnable records than the decoder parses fully before it learns (decision 0204). */
+/** More learnable records than the decoder parses fully before it learns (decision 0320). */
 const warmUp = Array.from({ length: 5 }, (_, index) => textChunk(`w${index}`));
 
 function decodeAll(records: string[], learnRecordShapes: boolean) {
@@ -30,14 +30,14 @@ function decodeAll(records: string[], learnRecordShapes: boolean) {
   return events;
 }
 
-describe('Chat delta fast path (decision 0201, R7.2)', () => {
+describe('Chat delta fast path (decision 0320, R7.2)', () => {
   it('learns a text delta chunk and decodes the next ones without a full parse, to the same events', () => {
     const records = [`${head}{"content":"Hi","reasoning_content":null}${tail}`, `${head}{"content":" there","reasoning_content":null}${tail}`];
     expect(decodeAll(records, true)).toEqual(decodeAll(records, false));
     expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: 'text-0', delta: ' there' });
   });
 
-  it('parses a stream’s first four candidate chunks fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
+  it('parses a stream’s first four candidate chunks fully, learns from the fifth, then skips JSON.parse for its shape (decision 0320)', () => {
     const decoder = new ChatChunkDecoder();
     const events: never[] = [];
     const feed = (records: string[]) => () => records.forEach((data) => decoder.pushRecordEvents({ data }, false, events));

@@ -14,7 +14,7 @@ export interface ChatDeltaTemplate {
  * reasoning delta of choice 0 (no usage, finish reason, refusal, tool call or
  * error), or `undefined`. Everything but the value is constant text in the
  * template, so a matching chunk has exactly this effect with its own value
- * (decision 0201). `payload` is `data` parsed.
+ * (decision 0320). `payload` is `data` parsed.
  */
 export function learnChatDeltaTemplate(data: string, payload: Record<string, unknown>): ChatDeltaTemplate | undefined {
   if (isRecord(payload.usage) || Boolean(payload.error) || payload.object === 'error') return undefined;
@@ -22,7 +22,7 @@ export function learnChatDeltaTemplate(data: string, payload: Record<string, unk
   if (choice === undefined || !isRecord(choice.delta)) return undefined;
   if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') return undefined;
   const delta = choice.delta;
-  // Typed content parts (issue 18) are decoded by the slow path, part by part.
+  // Typed content parts (R7.2) are decoded by the slow path, part by part.
   if (Array.isArray(delta.content) || Array.isArray(delta.tool_calls) || (typeof delta.refusal === 'string' && delta.refusal !== '')) return undefined;
   const hasContent = typeof delta.content === 'string' && delta.content !== '';
   const reasoning = readReasoningText(delta.reasoning_content ?? delta.reasoning);

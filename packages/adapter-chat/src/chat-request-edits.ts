@@ -58,11 +58,5 @@ export function withChatModel(native: ChatCompletionCreateParams, model: string)
  * `stream_options.include_usage: true` (openai-node ChatCompletionStreamOptions).
  */
 export function withChatStreaming(native: ChatCompletionCreateParams): ChatCompletionCreateParams {
-  // Object.assign, not a spread: once the site is warm, Node 20's V8 gives a spread copy that then
-  // gains a key (`stream_options`, which most clients leave out) a hidden class of its own per
-  // request, and runTurn holds this body for the whole stream (issue 19, decision 0291).
-  const streaming: ChatCompletionCreateParams = Object.assign({}, native);
-  streaming.stream = true;
-  streaming.stream_options = { ...native.stream_options, include_usage: true };
-  return streaming;
+  return { ...native, stream: true, stream_options: { ...native.stream_options, include_usage: true } };
 }

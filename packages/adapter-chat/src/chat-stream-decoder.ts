@@ -1,4 +1,4 @@
-import { decodeSseStream, holdShapes, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
+import { decodeSseStream, TemplateLearningBudget, TurnError, type DecodedStreamEvent, type SseRecord, type SseRecordDecoder, type TurnEvent, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
 import { isRecord } from './chat-wire-hints.js';
 import { findFirstChoice, learnChatDeltaTemplate, readReasoningText, type ChatDeltaTemplate } from './chat-delta-template.js';
 import { readTypedContentPart } from './chat-content-parts.js';
@@ -9,7 +9,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
 
 /**
  * Chat SSE bytes → neutral events, incrementally (R7.2): bytes → SSE records
- * (core's SseFramer, decision 0202) → `chat.completion.chunk` payloads → events. Never
+ * (core's SseFramer, decision 0320) → `chat.completion.chunk` payloads → events. Never
  * buffers the body. The last item is `{type:'stream-end', terminalFrameSeen}`;
  * the terminal frame is a choice with a non-null `finish_reason` — `[DONE]`
  * alone is not one (SPEC "terminal frame"). Bad data becomes an `error`
@@ -18,7 +18,7 @@ import { mapChatFinishReason } from './map-chat-finish-reason.js';
 export function decodeChatStream(body: ByteStream, options: DecodeStreamOptions = {}): AsyncGenerator<DecodedStreamEvent> {
   // Core's decodeSseStream: each read's records are decoded into one reused
   // batch that `next()` serves without an async-generator step per event
-  // (bench/README.md, "decode"; decision 0200).
+  // (`node bench/decode/run.mjs`; decision 0320).
   return decodeSseStream<DecodedStreamEvent>(body, {
     decoder: new ChatSseDecoder(),
     // A last record without its blank line still counts (openai-node flushes its line decoder too).
@@ -36,19 +36,13 @@ type BlockKind = 'text' | 'reasoning';
  * `finish` return fresh arrays for callers that want one.
  */
 export class ChatChunkDecoder {
-  /**
-   * One sample of each per-stream literal the per-chunk path reads (the open
-   * block, the learned delta), so their hidden classes outlive the full GCs
-   * between streams (decision 0282).
-   */
-  static readonly #heldShapes = holdShapes([{ kind: 'text', id: '' }, { template: undefined, kind: 'text' }]);
   private readonly toolCalls = new ChatToolCallAssembler();
   private openBlock: { kind: BlockKind; id: string } | undefined;
   private blockCount = 0;
   private metadataSent = false;
   private terminalFrameSeen = false;
   private doneSeen = false;
-  /** The stream's repetitive delta chunk, so its next ones skip JSON.parse (decision 0201). */
+  /** The stream's repetitive delta chunk, so its next ones skip JSON.parse (decision 0320). */
   private deltaTemplate: ChatDeltaTemplate | undefined;
   private readonly learning: TemplateLearningBudget;
 
@@ -159,12 +153,6 @@ export class ChatChunkDecoder {
     const createdAt = typeof chunk.created === 'number' ? chunk.created : undefined;
     if (responseId === undefined && model === undefined && createdAt === undefined) return;
     this.metadataSent = true;
-    // One literal when all are known (real streams): properties added one by one
-    // make hidden-class transitions a GC drops, and the optimised decoder with them (decision 0202).
-    if (responseId !== undefined && model !== undefined && createdAt !== undefined) {
-      events.push({ type: 'response-metadata', responseId, model, createdAt });
-      return;
-    }
     const metadata: Extract<TurnEvent, { type: 'response-metadata' }> = { type: 'response-metadata' };
     if (responseId !== undefined) metadata.responseId = responseId;
     if (model !== undefined) metadata.model = model;
@@ -226,13 +214,8 @@ function malformedChunk(message: string): TurnError {
   return new TurnError({ kind: 'server', code: 'MALFORMED_CHUNK', message });
 }
 
-/**
- * The per-stream decoder handed to core's iterator. A class, not an object of
- * closures, with one idle instance held: V8 then keeps its hidden class and
- * the optimised decode path across a full GC between streams (decision 0202).
- */
+/** The per-stream decoder handed to core's iterator. */
 class ChatSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
-  static readonly #shapeAnchor = new ChatSseDecoder();
   readonly #decoder = new ChatChunkDecoder();
   #atEndOfBody = false;
 

@@ -25,7 +25,7 @@ export class ChatChunkEncoder {
   private created = Math.floor(Date.now() / 1000);
   private roleSent = false;
   private usage: Usage | undefined;
-  /** Made with the first tool call: a gateway holds an encoder per open stream, and most have none (issue 19). */
+  /** Made with the first tool call: a gateway holds an encoder per open stream, and most have none. */
   private toolCallIndexes: Map<string, { index: number; sentInput: string }> | undefined;
   /** False while `observe` runs: records are not rendered (no JSON.stringify), state still advances. */
   private rendering = true;

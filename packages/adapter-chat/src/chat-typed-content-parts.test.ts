@@ -8,7 +8,7 @@ import { convertToChatRequest } from './convert-to-chat-request.js';
 import { parseChatRequest } from './parse-chat-request.js';
 
 /**
- * Issue 18 (R7.1, R7.2): Chat `content` as an array of typed parts, as
+ * R7.1, R7.2: Chat `content` as an array of typed parts, as
  * Mistral's reasoning (Magistral) models stream it — `{type:"thinking",
  * thinking:[{type:"text", text}]}` then `{type:"text", text}` (docs.mistral.ai,
  * "Reasoning"). A hand-made stream in that shape: 60 reasoning characters, 9
@@ -40,7 +40,7 @@ function joined(events: DecodedStreamEvent[], type: 'text-delta' | 'reasoning-de
   return events.map((event) => (event.type === type ? event.delta : '')).join('');
 }
 
-describe('Chat typed content parts (issue 18, R7.2)', () => {
+describe('Chat typed content parts (R7.2)', () => {
   it('decodes the text and the reasoning of a typed-parts stream, in order, as one block each', async () => {
     const events = await collectEvents(decodeChatStream(streamOfChunks([MISTRAL_STREAM])));
     expect(joined(events, 'reasoning-delta')).toBe(REASONING);
@@ -79,7 +79,7 @@ describe('Chat typed content parts (issue 18, R7.2)', () => {
   });
 });
 
-describe('Chat typed thinking parts in request messages (issue 18, R7.1)', () => {
+describe('Chat typed thinking parts in request messages (R7.1)', () => {
   const request = {
     model: 'magistral-small-2509',
     stream: true,

@@ -35,7 +35,7 @@ describe('classifyChatError (R7.4)', () => {
     expect(error).toMatchObject({ kind: 'refused_region', code: 'REFUSED_REGION', retryable: false, status: 403 });
   });
 
-  it('media too large or of an unsupported format → media_too_large, not retried (issue 18, R3.6)', () => {
+  it('media too large or of an unsupported format → media_too_large, not retried (R3.6)', () => {
     const cases: Array<[number, string]> = [
       [400, openAiError('Image too large.', 'invalid_request_error', 'image_too_large')],
       [400, openAiError('Image file too large.', 'invalid_request_error', 'image_file_too_large')],

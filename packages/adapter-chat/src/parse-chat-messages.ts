@@ -55,7 +55,7 @@ function parseChatMessage(message: unknown, index: number): Message {
 }
 
 function parseAssistantMessage(message: Record<string, unknown>, index: number): AssistantMessage {
-  // Assistant content may hold typed thinking parts (Mistral's reasoning models, issue 18).
+  // Assistant content may hold typed thinking parts (Mistral's reasoning models, R7.1).
   const { parts, hints } = parseContent(message.content, ['text', 'thinking']);
   const content: AssistantMessage['content'] = [];
   const known = ['role', 'content', 'tool_calls'];

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * Core's SseFramer replaced eventsource-parser in the three decoders
- * (decision 0202); issue 3 asks that the framing stay the same. Here (adapter-chat
+ * (decision 0320), and the framing must stay the same (R7.2). Here (adapter-chat
  * depends on eventsource-parser, core does not) both frame the same random
  * text, split at random, and must hand over the same records at the same feed.
  */
@@ -71,7 +71,7 @@ function splitText(text: string, cuts: number[]): string[] {
   return chunks;
 }
 
-describe('SseFramer frames exactly as eventsource-parser (decision 0202, R7.2)', () => {
+describe('SseFramer frames exactly as eventsource-parser (decision 0320, R7.2)', () => {
   it('frames the usual provider records and multi-line data', () => {
     const chunks = ['event: message_start\ndata: {"a":1}\n\n', 'data: line 1\ndata: line 2\n\n: keep-alive\n\nevent: ping\r\ndata: {}\r\n\r\n', 'data: [DONE]\n\n'];
     expect(frameWithOurs(chunks)).toEqual(frameWithEventsourceParser(chunks));

@@ -3,7 +3,7 @@ import { collectEvents, streamOfChunks } from '@turnguard/testkit';
 import { decodeMessagesStream } from './messages-stream-decoder.js';
 
 /**
- * Issue 18 (R7.2): a bare CR is a legal SSE line ending. A complete Messages
+ * R7.2: a bare CR is a legal SSE line ending. A complete Messages
  * stream framed with CR (or CRLF) decodes exactly as with LF — its last
  * record, `message_stop`, included — whole and split at every byte.
  */
@@ -17,7 +17,7 @@ const RECORDS: Array<[string, object]> = [
 ];
 const LF_STREAM = RECORDS.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join('');
 
-describe('Messages stream with CR / CRLF line endings (issue 18, R7.2)', () => {
+describe('Messages stream with CR / CRLF line endings (R7.2)', () => {
   it('decodes as LF does, with the terminal frame, whole and split at every byte', async () => {
     const expected = await collectEvents(decodeMessagesStream(streamOfChunks([LF_STREAM])));
     expect(expected.at(-1)).toEqual({ type: 'stream-end', terminalFrameSeen: true });

@@ -14,7 +14,7 @@ const start = [
   ['content_block_delta', '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi"}}'],
 ] as const;
 const textDelta = (text: string) => ['content_block_delta', `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}`] as const;
-/** More learnable records than the decoder parses fully before it learns (decision 0204). */
+/** More learnable records than the decoder parses fully before it learns (decision 0320). */
 const warmUp = Array.from({ length: 5 }, (_, index) => textDelta(`w${index}`));
 const record = fc.oneof(
   literal.map((value) => ['content_block_delta', `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":${value}}}`] as const),
@@ -33,14 +33,14 @@ function decodeAll(records: ReadonlyArray<readonly [string, string]>, learnRecor
   return events;
 }
 
-describe('Messages delta fast path (decision 0201, R7.2)', () => {
+describe('Messages delta fast path (decision 0320, R7.2)', () => {
   it('decodes a learned text delta shape to the same events as a full parse', () => {
     const records = [...start, ['content_block_delta', '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":" there"}}'] as const];
     expect(decodeAll(records, true)).toEqual(decodeAll(records, false));
     expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: '1', delta: ' there' });
   });
 
-  it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
+  it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0320)', () => {
     const decoder = new MessagesStreamDecoder();
     const events: never[] = [];
     const feed = (records: ReadonlyArray<readonly [string, string]>) => () => records.forEach(([eventName, data]) => decoder.pushRecordEvents(eventName, data, events));

@@ -1,4 +1,4 @@
-import { decodeSseStream, holdShapes, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
+import { decodeSseStream, RecordTemplate, TemplateLearningBudget, type DecodedStreamEvent, type SseRecordDecoder, type StreamEnd, type ByteStream, type DecodeStreamOptions } from '@turnguard/core';
 import { classifyMessagesStreamError, createInvalidStreamDataError } from './classify-messages-error.js';
 import { convertMessagesUsage, mergeMessagesUsage } from './convert-messages-usage.js';
 import { mapMessagesStopReason } from './map-messages-stop-reason.js';
@@ -34,17 +34,6 @@ const THINKING_DELTA = { valueKey: 'thinking', blockKind: 'reasoning' } as const
  * Everything after it is ignored, `message_stop` included.
  */
 export class MessagesStreamDecoder {
-  /**
-   * One sample of each per-stream literal the per-record path reads (the open
-   * text and thinking blocks, the learned delta), so their hidden classes
-   * outlive the full GCs between streams: without it `#pushLearnedDelta`
-   * was deoptimised on every stream ("wrong map", decision 0282).
-   */
-  static readonly #heldShapes = holdShapes([
-    { kind: 'text', id: '' } satisfies OpenBlock,
-    { kind: 'reasoning', id: '', signature: '' } satisfies OpenBlock,
-    { template: undefined, eventName: '', index: 0, blockKind: 'text' },
-  ]);
   #messageId: string | undefined;
   #messageStarted = false;
   /** A second, different message started inside the first: nothing after it is trusted. */
@@ -55,7 +44,7 @@ export class MessagesStreamDecoder {
   /** Any tool-use block started, modelled or not (server_tool_use, mcp_tool_use…): R4.1. */
   #toolCallSeen = false;
   readonly #blocks = new Map<number, OpenBlock>();
-  /** The stream's repetitive text/thinking delta record, so its next ones skip JSON.parse (decision 0201). */
+  /** The stream's repetitive text/thinking delta record, so its next ones skip JSON.parse (decision 0320). */
   #delta: DeltaTemplate | undefined;
   readonly #learning: TemplateLearningBudget;
 
@@ -326,7 +315,7 @@ function joinToolInput(block: { inputParts: string[]; initialInput: unknown }): 
 /**
  * Bytes of a Messages SSE body → neutral events, ending with `stream-end` (R7.2).
  * Core's `decodeSseStream` decodes each network read's records into one batch
- * and serves it without an async-generator step per event (decision 0200).
+ * and serves it without an async-generator step per event (decision 0320).
  * UTF-8 is decoded in streaming mode; a record not closed by a blank line
  * when the body ends is dropped, as the SSE spec says: the stream was cut
  * inside it (anthropic-sdk-typescript src/core/streaming.ts reads it the same
@@ -336,13 +325,8 @@ export function decodeMessagesStream(body: ByteStream, options: DecodeStreamOpti
   return decodeSseStream<DecodedStreamEvent>(body, { decoder: new MessagesSseDecoder(), lastRecord: 'drop', records: options.records });
 }
 
-/**
- * The per-stream decoder handed to core's iterator. A class, not an object of
- * closures, with one idle instance held: V8 then keeps its hidden class and
- * the optimised decode path across a full GC between streams (decision 0202).
- */
+/** The per-stream decoder handed to core's iterator. */
 class MessagesSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
-  static readonly #shapeAnchor = new MessagesSseDecoder();
   readonly #decoder = new MessagesStreamDecoder();
 
   pushRecordEvents(eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {

@@ -127,7 +127,7 @@ export class MessagesStreamEncoder {
       case 'recovery-start':
         // R8.7: segment 1 may have been cut inside a block (a thinking block with no stop). Close
         // every open block before the recovery's blocks start: Claude Code builds one message per
-        // content_block_stop and answers with the last one (issue 14), and a start before the
+        // content_block_stop and answers with the last one (R8.2), and a start before the
         // previous stop breaks the SDK's index order.
         return this.#stopOpenBlocks();
       case 'retry':

@@ -89,7 +89,7 @@ export class ResponsesStreamEventBuilder {
       case 'recovery-start':
         // R8.7: segment 1 may have been cut inside an item (a reasoning item with no
         // output_item.done). Codex CLI keeps items in the order their `done` arrives and sends
-        // them back in that order (issue 14), so every open item is done before the recovery's start.
+        // them back in that order (R8.2), so every open item is done before the recovery's start.
         return this.closeOpenItems();
       case 'retry':
       case 'heartbeat':

@@ -9,7 +9,7 @@ const literal = fc.oneof(
 );
 const textDelta = (seq: number, value: string, contentIndex = 0) =>
   `{"type":"response.output_text.delta","sequence_number":${seq},"item_id":"msg_1","output_index":1,"content_index":${contentIndex},"delta":${value}}`;
-/** More learnable records than the mapper parses fully before it learns (decision 0204). */
+/** More learnable records than the mapper parses fully before it learns (decision 0320). */
 const warmUp = Array.from({ length: 5 }, (_, index) => textDelta(index, `"w${index}"`));
 const record = fc.oneof(
   fc.tuple(fc.nat(), literal).map(([seq, value]) => textDelta(seq, value)),
@@ -28,14 +28,14 @@ function decodeAll(records: string[], learnRecordShapes: boolean) {
   return events;
 }
 
-describe('Responses delta fast path (decision 0201, R7.2)', () => {
+describe('Responses delta fast path (decision 0320, R7.2)', () => {
   it('decodes a learned text delta shape, whatever its sequence_number, to the same events as a full parse', () => {
     const records = [textDelta(4, '"Hi"'), textDelta(5, '" there"'), textDelta(123456, '"!"')];
     expect(decodeAll(records, true)).toEqual(decodeAll(records, false));
     expect(decodeAll(records, true)).toContainEqual({ type: 'text-delta', id: 'msg_1', delta: '!' });
   });
 
-  it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0204)', () => {
+  it('parses a stream’s first four candidate deltas fully, learns from the fifth, then skips JSON.parse for its shape (decision 0320)', () => {
     const mapper = new ResponsesStreamEventMapper();
     const events: never[] = [];
     const feed = (records: string[]) => () => records.forEach((data) => mapper.pushRecordEvents(data, events));

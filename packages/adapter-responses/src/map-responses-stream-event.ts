@@ -50,7 +50,7 @@ interface ToolCallState {
  * time. Pure state machine: no I/O, never throws for bad data. The `push*`
  * methods append to the caller's array (the stream decoder's per-read batch),
  * so a record allocates only the events it stands for; `mapRecord` returns a
- * fresh array for callers that want one (bench/README.md, "decode").
+ * fresh array for callers that want one (`node bench/decode/run.mjs`).
  */
 export class ResponsesStreamEventMapper {
   private metadataEmitted = false;
@@ -67,7 +67,7 @@ export class ResponsesStreamEventMapper {
   private readonly itemIds = new OutputItemIds();
   /** Tool calls by item id (deltas carry `item_id`, not `call_id`: wire-formats §3.2). */
   private readonly toolCalls = new Map<string, ToolCallState>();
-  /** The stream's repetitive delta record, so its next ones skip JSON.parse (decision 0201). */
+  /** The stream's repetitive delta record, so its next ones skip JSON.parse (decision 0320). */
   private deltaTemplate: DeltaTemplate | undefined;
   private readonly learning: TemplateLearningBudget;
 

@@ -6,7 +6,7 @@ import { readNumber, readString, type JsonObject } from './native-json.js';
  * ResponseStreamEvent types), and the first id seen at an index names the item
  * for the rest of the stream: an OpenAI-compatible service that rotates
  * `item_id` on every event, or omits it, would otherwise get its `.done` text
- * matched to no deltas and emitted twice (issue 18). Without an
+ * matched to no deltas and emitted twice (R7.2). Without an
  * `output_index` the wire id is all there is. One instance per stream.
  */
 export class OutputItemIds {

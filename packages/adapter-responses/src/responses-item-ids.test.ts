@@ -4,7 +4,7 @@ import { collectEvents, streamOfChunks } from '@turnguard/testkit';
 import { decodeResponsesStream } from './responses-stream-decoder.js';
 
 /**
- * Issue 18 (R7.2): items are keyed by `output_index` / `content_index`, so an
+ * R7.2: items are keyed by `output_index` / `content_index`, so an
  * OpenAI-compatible service that rotates `item_id` on every event, or omits
  * it, neither duplicates nor drops text. Hand-made streams in the event shapes
  * of openai-node's ResponseStreamEvent: a reasoning item at output 0, a message
@@ -61,7 +61,7 @@ function summary(events: DecodedStreamEvent[]) {
   };
 }
 
-describe('Responses items keyed by output_index / content_index (issue 18, R7.2)', () => {
+describe('Responses items keyed by output_index / content_index (R7.2)', () => {
   const expected = { text: TEXT_0 + TEXT_1, reasoning: REASONING, toolInput: ARGS, toolEnds: [ARGS], blocks: [2, 2, 1, 1, 1] };
 
   for (const mode of ['stable', 'rotating', 'missing'] as const) {

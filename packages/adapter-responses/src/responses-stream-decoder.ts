@@ -6,7 +6,7 @@ import { ResponsesStreamEventMapper } from './map-responses-stream-event.js';
  * (streaming UTF-8, so a split multi-byte character is never mangled) → SSE
  * records (core's `SseFramer`, framing as eventsource-parser does) → `ResponsesStreamEventMapper`, served by
  * core's `decodeSseStream` (one reused batch per read, no async-generator
- * step per event: decision 0200). The last item is always
+ * step per event: decision 0320). The last item is always
  * `{type:'stream-end', terminalFrameSeen}`. Bad data becomes an `error`
  * event; only a failure of the body stream itself is thrown.
  */
@@ -21,13 +21,8 @@ export function decodeResponsesStream(body: ByteStream, options: DecodeStreamOpt
   });
 }
 
-/**
- * The per-stream decoder handed to core's iterator. A class, not an object of
- * closures, with one idle instance held: V8 then keeps its hidden class and
- * the optimised decode path across a full GC between streams (decision 0202).
- */
+/** The per-stream decoder handed to core's iterator. */
 class ResponsesSseDecoder implements SseRecordDecoder<DecodedStreamEvent> {
-  static readonly #shapeAnchor = new ResponsesSseDecoder();
   readonly #mapper = new ResponsesStreamEventMapper();
 
   pushRecordEvents(_eventName: string | undefined, data: string, events: DecodedStreamEvent[]): void {

@@ -28,7 +28,7 @@ export class ResponsesStreamEncoder implements SseTextEncoder {
   /**
    * Numbers the next frame `next`: a gateway that relayed the upstream's own
    * frames up to a splice point continues their `sequence_number`s instead of
-   * restarting its own count (issue 7: consistent sequence numbers).
+   * restarting its own count (R8.2: consistent sequence numbers).
    */
   continueSequenceAt(next: number): void {
     this.#sequenceNumber = next;

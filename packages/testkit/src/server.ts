@@ -51,7 +51,7 @@ export {
 export { streamOfChunks, streamOfText, splitBytesAt, collectEvents } from './fixtures/byte-streams.js';
 export { countJsonParses } from './fixtures/count-json-parses.js';
 export { checkEncoderObserve, type ObservableEncoder, type EncoderObserveCheck } from './fixtures/encoder-observe-check.js';
-export { haveSameHiddenClass, runFullGcs } from './fixtures/hidden-class.js';
+export { runFullGcs } from './fixtures/garbage-collection.js';
 export { fault, type Fault, type FaultContext, type FaultRule } from './faults/fault-spec.js';
 export { renderFault, type FaultPlan } from './faults/render-fault.js';
 export { startFaultUpstream, type FaultUpstream, type FaultUpstreamOptions, type FaultRequest, type ModelScript } from './faults/fault-upstream.js';

@@ -3,7 +3,7 @@ import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { Message } from '../types/message.js';
 import type { Prompt } from '../types/prompt.js';
 import type { TurnSettings } from '../types/turn-settings.js';
-import type { FetchResponseHeaders } from '../turn/send-segment-request.js';
+import type { FetchResponseHeaders } from '../turn/send-request.js';
 import type { ByteStream } from '../stream/byte-stream.js';
 import type { SseRecordObserver } from '../stream/decode-sse-stream.js';
 

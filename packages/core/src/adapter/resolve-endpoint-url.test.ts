@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveEndpointUrl } from './resolve-endpoint-url.js';
 
-describe('resolveEndpointUrl: baseUrl with or without /v1 (issue 18, decision 0260)', () => {
+describe('resolveEndpointUrl: baseUrl with or without /v1 (decision 0260)', () => {
   const cases: Array<[string, string, string]> = [
     ['https://api.openai.com', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
-    // The same base, another endpoint, right after it: the last URL resolved must not answer (issue 19, decision 0296).
+    // The same base, another endpoint, right after it: the last URL resolved must not answer (decision 0320).
     ['https://api.openai.com', '/responses', 'https://api.openai.com/v1/responses'],
     ['https://api.openai.com/v1', '/chat/completions', 'https://api.openai.com/v1/chat/completions'],
     ['https://api.openai.com/v1/', '/responses', 'https://api.openai.com/v1/responses'],
@@ -21,7 +21,7 @@ describe('resolveEndpointUrl: baseUrl with or without /v1 (issue 18, decision 02
   for (const [baseUrl, endpoint, expected] of cases) {
     it(`${baseUrl} + ${endpoint}`, () => expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected));
   }
-  it('every case again, in reverse order: the URL it remembers never stands in for another (decision 0296)', () => {
+  it('every case again, in reverse order: the URL it remembers never stands in for another (decision 0320)', () => {
     for (const [baseUrl, endpoint, expected] of [...cases].reverse()) expect(resolveEndpointUrl(baseUrl, endpoint)).toBe(expected);
   });
 });

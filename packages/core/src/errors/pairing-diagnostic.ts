@@ -6,8 +6,7 @@ const MAX_ID_LENGTH = 64;
  * R2.3: the shape of the conversation around a tool call id that a provider
  * rejected for broken tool_use/tool_result pairing, as `role:type:id` tokens,
  * one per content part (`assistant:tool-call:toolu_1`, `tool:tool-result:toolu_1`,
- * `user:text:-`) — never content. After Claude Code's
- * `logToolUseToolResultMismatch` (seeds/002 §4.3).
+ * `user:text:-`) — never content (R4.10).
  *
  * The window is `radius` messages on each side of the first message that
  * holds the id (as a tool call, else as a tool result). A message without

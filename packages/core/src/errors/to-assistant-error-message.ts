@@ -6,8 +6,7 @@ import type { TurnError } from './turn-error.js';
 /**
  * R2.2: an error as a pseudo assistant message, so it lives in the transcript
  * and downstream code can tell it from model output (`isApiErrorMessage`),
- * e.g. to skip stop hooks (R3.11) — after Claude Code's
- * `createAssistantAPIErrorMessage` (seeds/002 §4.1).
+ * e.g. to skip stop hooks (R3.11).
  *
  * Privacy: `error.message` and `cause` are NOT used — an upstream error body
  * can echo request content. The text comes from the kind; `errorDetails` is
@@ -33,7 +32,7 @@ function describeErrorForPerson(error: TurnError): string {
   if (error.kind === 'rate_limit' && error.retryAfterMs !== undefined) {
     return `${base} The provider asked to wait ${formatSeconds(error.retryAfterMs)}.`;
   }
-  // R3.4 (seeds/000): after the continuations ran out, say the limit was hit repeatedly.
+  // R3.4: after the continuations ran out, say the limit was hit repeatedly.
   if (error.kind === 'max_output_tokens' && typeof error.details['continuations'] === 'number') {
     return 'API Error: The response repeatedly exceeded the output token limit.';
   }

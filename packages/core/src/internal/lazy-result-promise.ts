@@ -9,11 +9,7 @@ export interface RunStarter {
   ensureRunning(): void;
 }
 
-/**
- * `starter` is an object with a method rather than a closure per run: the
- * host's `await run.result` inlines this call, and an optimised host that had
- * inlined one run's closure was thrown away after a GC collected it (issue 19).
- */
+/** `run.result`: a promise that also starts the run when awaited (see RunStarter). */
 export class LazyResultPromise<T> implements Promise<T> {
   readonly [Symbol.toStringTag] = 'Promise';
   constructor(private readonly settled: Promise<T>, private readonly starter: RunStarter) {}

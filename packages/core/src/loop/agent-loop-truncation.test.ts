@@ -48,7 +48,7 @@ describe('runAgentLoop — output truncation (R3.3, R3.4)', () => {
     expect(result.terminal.error?.message).toMatch(/repeatedly exceeded the output token limit/);
     const last = result.messages.at(-1)!;
     expect(last).toMatchObject({ role: 'assistant', isApiErrorMessage: true, apiError: { code: 'MAX_OUTPUT_TOKENS' } });
-    // What the person sees says it happened repeatedly (R3.4, seeds/000), not just once.
+    // What the person sees says it happened repeatedly (R3.4), not just once.
     expect(last.content).toEqual([{ type: 'text', text: 'API Error: The response repeatedly exceeded the output token limit.' }]);
     expect(events.filter((event) => event.type === 'terminal')).toHaveLength(1);
   });

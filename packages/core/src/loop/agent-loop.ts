@@ -94,7 +94,7 @@ function canEscalate<Native extends object>(context: LoopContext<Native>, state:
 
 /**
  * The agent loop (R3): one `for (;;)` over an explicit state where every
- * recovery is one state assignment plus `continue` (seeds/002 §5).
+ * recovery is one state assignment plus `continue` (decision 0090).
  */
 export async function* agentLoop<Native extends object>(context: LoopContext<Native>): LoopGenerator {
   let state = context.state;

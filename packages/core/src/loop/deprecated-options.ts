@@ -1,6 +1,6 @@
 import type { AgentLoopEvent, AgentLoopHooks } from './loop-types.js';
 
-/** An option kept for compatibility, and the one spelling to use instead (issue 18). */
+/** An option kept for compatibility, and the one spelling to use instead (decision 0261). */
 export interface DeprecatedOptionWarning {
   type: 'warning';
   code: 'DEPRECATED_OPTION';

@@ -3,7 +3,7 @@ import type { ToolMessage, UserMessage } from '../types/message.js';
 import type { ToolCallPart } from '../types/tool-call-part.js';
 import type { ToolResultPart } from '../types/tool-result-part.js';
 
-/** R3.4: the exact continuation text (seeds/000 acceptance 1; Claude Code query.ts). */
+/** R3.4: the exact continuation text. */
 export const MAX_OUTPUT_TOKENS_RECOVERY_MESSAGE =
   'Output token limit hit. Resume directly — no apology, no recap of what you were doing. ' +
   'Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';

@@ -6,7 +6,7 @@ import type { RetryOptions } from '../retry/with-retry.js';
 import type { ToolErrorReport } from '../tools/execute-tool.js';
 import type { ToolHandler } from '../tools/tool-handler.js';
 import type { StreamRecoveryOptions } from '../turn/recovery-config.js';
-import type { FetchFunction } from '../turn/send-segment-request.js';
+import type { FetchFunction } from '../turn/send-request.js';
 import type { StatsSink } from '../turn/stats-sink.js';
 import type { TurnRun } from '../turn/turn-result.js';
 import type { FinishReason } from '../types/finish-reason.js';
@@ -19,7 +19,7 @@ import type { TurnSettings } from '../types/turn-settings.js';
 
 /**
  * Why the loop went round again (R3.1), after Claude Code's `Continue`
- * transitions in query.ts (seeds/002 §5–§8, §11).
+ * transitions (decision 0090).
  */
 export type TransitionReason =
   /** Tool results were fed back for the next model call. */
@@ -93,7 +93,7 @@ export type AgentLoopEvent =
   | { type: 'tool-result'; result: ToolResultPart }
   | { type: 'transition'; transition: Transition }
   | { type: 'terminal'; terminal: LoopTerminal }
-  /** A deprecated option was given (issue 18): the loop still honours it. */
+  /** A deprecated option was given (decision 0261): the loop still honours it. */
   | DeprecatedOptionWarning;
 
 export interface AgentLoopResult {
@@ -125,12 +125,12 @@ export interface AgentLoopHooks {
   onStop?: (context: LoopHookContext) => Promise<{ continueWith: Message[] } | undefined | void>;
   /**
    * R1.7, passed to the retry layer; may return the new credentials.
-   * @deprecated Use `retry.refreshCredentials` (one spelling per option, issue 18).
+   * @deprecated Use `retry.refreshCredentials` (one spelling per option, decision 0261).
    */
   refreshCredentials?: RefreshCredentialsHook;
   /**
    * R1.9 / R3.9: the model to switch to after repeated overloads.
-   * @deprecated Use `retry.fallbackModel` (one spelling per option, issue 18).
+   * @deprecated Use `retry.fallbackModel` (one spelling per option, decision 0261).
    */
   fallbackModel?: string;
 }

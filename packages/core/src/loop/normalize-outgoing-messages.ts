@@ -6,8 +6,7 @@ import { createSyntheticToolResult, MISSING_TOOL_RESULT } from './loop-messages.
 
 /**
  * R3.7: the messages actually sent, normalised so no orphan reaches the
- * provider (a broken pairing makes every later request fail with 400,
- * seeds/002 §9):
+ * provider (a broken pairing makes every later request fail with 400):
  * - `isApiErrorMessage` pseudo messages are not model output (R2.2): dropped;
  * - fully empty assistant turns are dropped (R3.5);
  * - every tool call gets exactly one tool result, in a tool message right

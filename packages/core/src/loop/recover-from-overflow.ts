@@ -14,7 +14,7 @@ async function callHook(run: () => Promise<Message[] | undefined>): Promise<Mess
 }
 
 /**
- * R3.6, lightest first, each step at most once per turn (seeds/002 §7):
+ * R3.6, lightest first, each step at most once per turn:
  * 1. prompt too long only: the host's cheap `collapse` drain — skipped if the
  *    last transition already was a drain (draining again for the same cause
  *    would loop);

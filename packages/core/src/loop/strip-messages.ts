@@ -7,7 +7,7 @@ import { STRIPPED_IMAGE_TEXT } from './loop-messages.js';
 /**
  * R3.9: thinking signatures are bound to the model that wrote them; replaying
  * a signed (or redacted / encrypted) block to a different model is rejected
- * with 400 (seeds/002 §10.3 stripSignatureBlocks). Such reasoning parts are
+ * with 400. Such reasoning parts are
  * removed; plain reasoning text (Chat `reasoning_content`) is not bound and
  * stays. An assistant message left empty is dropped later by normalisation.
  */

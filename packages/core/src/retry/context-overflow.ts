@@ -9,13 +9,13 @@ export interface ContextOverflow {
   thinkingBudget?: number;
 }
 
-/** R1.8 floor and safety margin (seeds/002 §3.2 4: `Math.max(3000, available, minThinking + 1)`, 1000 buffer). */
+/** R1.8 floor and safety margin: the next try gets `max(3000, available, thinking + 1)`, with a 1000-token buffer. */
 export const MIN_RESIZED_MAX_OUTPUT_TOKENS = 3000;
 export const CONTEXT_OVERFLOW_SAFETY_TOKENS = 1000;
 
 // Anthropic's 400 text, e.g. "input length and `max_tokens` exceed context
 // limit: 188059 + 20000 > 200000, decrease input length or `max_tokens` and
-// try again" (seeds/002 §3.2 4). Backticks and spacing are matched loosely.
+// try again" (R1.8). Backticks and spacing are matched loosely.
 const CONTEXT_OVERFLOW_TEXT =
   /input length and `?max_tokens`? exceed context limit:\s*(\d+)\s*\+\s*(\d+)\s*>\s*(\d+)/i;
 

@@ -31,7 +31,7 @@ export interface DebugDumpOptions {
   secrets?: readonly string[];
 }
 
-/** runTurn's hook: the dump also redacts the target's own key and credential headers by value (issue 15). */
+/** runTurn's hook: the dump also redacts the target's own key and credential headers by value (R1.10, R4.10). */
 export function withTargetSecrets<T extends { debugDump?: DebugDumpOptions | undefined }>(retry: T, target: UpstreamTarget): T {
   if (retry.debugDump === undefined) return retry;
   const secrets = [...(retry.debugDump.secrets ?? []), ...collectCredentialValues(target)];

@@ -7,7 +7,7 @@ export const FALLBACK_TRIGGERED = 'FALLBACK_TRIGGERED';
 /**
  * R1.9: thrown by `withRetry` after consecutive overloads when a fallback
  * model is configured. The retry layer never switches models itself; the
- * turn engine catches this and does R3.9 (seeds/002 §11 FallbackTriggeredError).
+ * agent loop catches this and switches models (R3.9).
  *
  * It is a TurnError (kind `overloaded`, code `FALLBACK_TRIGGERED`, not
  * retryable) so code that only knows TurnError still handles it sanely.

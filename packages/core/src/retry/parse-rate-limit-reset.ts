@@ -16,10 +16,10 @@ const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 
  * "sleep to the reset" — or `undefined` when the headers do not say.
  *
  * `anthropic-ratelimit-unified-reset` (epoch seconds) wins: it is the one
- * Claude Code's unattended retry sleeps to (seeds/002, "持久重试模式"), and it
+ * an unattended client can sleep to (R1.11: sleep to the reset), and it
  * covers the subscription windows. Otherwise a window counts when its
  * `remaining` is 0 or absent; the latest reset among those is the one that
- * lets a request through (anthropic-sdk-typescript issue #357 suggests the same).
+ * lets a request through.
  */
 export function parseRateLimitResetAt(headers: HeadersLike | undefined, nowMs: number = Date.now()): number | undefined {
   const unified = parseAbsoluteInstant(readHeader(headers, 'anthropic-ratelimit-unified-reset'));

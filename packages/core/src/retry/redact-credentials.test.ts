@@ -35,7 +35,7 @@ describe('redactCredentials (R1.10)', () => {
   });
 });
 
-describe('redactCredentials by value (issue 15)', () => {
+describe('redactCredentials by value', () => {
   it('replaces every occurrence of a given secret inside longer strings, at any depth', () => {
     const secret = '0123456789abcdef0123456789abcdef';
     expect(redactCredentials({ error: { message: `key ${secret} is wrong; again: ${secret}` }, list: [secret] }, [secret])).toEqual({

@@ -28,7 +28,7 @@ const CREDENTIAL_KEYS: ReadonlySet<string> = new Set([
 const CREDENTIAL_KEY_SUFFIXES = ['apikey', 'secret', 'password', 'authorization', 'credentials'];
 
 // Values that are credentials whatever key holds them: a bearer token anywhere
-// in the text ("… header was Bearer …", issue 15) and the key shapes of OpenAI
+// in the text ("… header was Bearer …") and the key shapes of OpenAI
 // (`sk-…`, `sk-proj-…`), Anthropic (`sk-ant-…`), Groq (`gsk_…`) and Google
 // (`AIza…`). Shapes it cannot know (32 hex, a proxy's own tokens) are caught
 // by value: see `secrets`.
@@ -109,7 +109,7 @@ const CREDENTIAL_VALUES = new RegExp(CREDENTIAL_VALUE.source, 'gi');
 
 /**
  * A message with every credential-looking run and every given secret value
- * replaced by `[redacted]`, the rest kept (issue 15: an upstream that echoes
+ * replaced by `[redacted]`, the rest kept (R4.10: an upstream that echoes
  * the caller's key in its error text must not put it into our TurnError).
  */
 export function redactCredentialText(text: string, secrets: readonly string[]): string {

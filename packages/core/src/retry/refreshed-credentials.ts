@@ -2,7 +2,7 @@ import type { UpstreamTarget } from '../adapter/protocol-adapter.js';
 import { TurnError } from '../errors/turn-error.js';
 
 /**
- * What a `refreshCredentials` hook may return (R1.7, issue 18): the new key
+ * What a `refreshCredentials` hook may return (R1.7, decision 0261): the new key
  * and/or headers to send from the next request on. Returning nothing keeps
  * the target as it is (a hook that updated the target object itself still
  * works, as before).

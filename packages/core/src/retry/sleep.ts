@@ -21,7 +21,7 @@ export interface SleepOptions {
  * Waits `ms`, abortably (R1.6): an abort ends the wait at once and rejects
  * with the `ABORTED` TurnError; an already-aborted signal rejects without
  * waiting. Long waits are cut into heartbeat slices so hosts (CI, Lambda)
- * that kill idle sessions see life (seeds/002, 无人值守 "30s 心跳").
+ * that kill idle sessions see life (R1.11: a heartbeat at least every 30 s).
  */
 export function sleep(ms: number, options: SleepOptions = {}): Promise<void> {
   const { signal, onHeartbeat } = options;

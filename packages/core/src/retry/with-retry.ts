@@ -34,7 +34,7 @@ export interface RetryEvent {
   retryNumber: number;
   /**
    * The same number as `retryNumber`.
-   * @deprecated "attempt" names the segment in stats samples; read `retryNumber` (issue 18, decision 0262).
+   * @deprecated "attempt" names the segment in stats samples; read `retryNumber` (decision 0262).
    */
   attempt: number;
   delayMs: number;
@@ -88,113 +88,68 @@ export interface RetryOptions {
  * classified (R2.1). Output already handed to the consumer must surface as a
  * non-retryable `STREAM_CUT`, so it is never resent (R1.2).
  */
-export function withRetry<T>(
+export async function withRetry<T>(
   operation: (context: AttemptContext) => Promise<T>,
   options: RetryOptions = {},
 ): Promise<T> {
-  try {
-    return new RetryLoop(operation, options).attempt();
-  } catch (thrown) {
-    // A host's `now` or `createAttemptId` that throws: a rejection, as from an async function.
-    return Promise.reject(thrown);
-  }
-}
+  const now = options.now ?? Date.now;
+  const createAttemptId = options.createAttemptId ?? createRandomAttemptId;
+  const { signal } = options;
+  const startedAt = now();
+  // Built on the first failure: most turns' first attempt streams, and an open
+  // stream should not hold retry state it never uses (per-stream memory, R8).
+  let retry: { policy: RetryPolicy; state: RetryState } | undefined;
 
-/**
- * One `withRetry` call while it runs. Not an async function: its frame (a
- * generator and 256 bytes of registers, a promise, a reaction and the
- * await's closures) stayed suspended on the attempt for the whole stream of
- * every open runTurn (issue 19, decision 0299). An attempt is a `then`; only
- * a failure enters the async part, which ends by starting the next attempt.
- */
-class RetryLoop<T> {
-  private readonly now: () => number;
-  private readonly createAttemptId: () => string;
-  private readonly startedAt: number;
-  // Built on the first failure: a turn whose first attempt streams (most) holds no retry state,
-  // policy or backoff curves for its whole stream, nor builds them (issue 19, per-stream memory).
-  private policy: RetryPolicy | undefined;
-  private state: RetryState | undefined;
-  private attemptNumber = 0;
-  private attemptId: string;
-  private previousAttemptId: string | undefined;
-
-  constructor(
-    private readonly operation: (context: AttemptContext) => Promise<T>,
-    private readonly options: RetryOptions,
-  ) {
-    this.now = options.now ?? Date.now;
-    this.createAttemptId = options.createAttemptId ?? createRandomAttemptId;
-    this.startedAt = this.now();
-    this.attemptId = this.createAttemptId();
-  }
-
-  attempt(): Promise<T> {
-    const { signal } = this.options;
+  let attemptId = createAttemptId();
+  let previousAttemptId: string | undefined;
+  for (let attempt = 0; ; attempt += 1) {
     // No request is sent after an abort (R1.6, R3.10).
-    if (signal?.aborted) return Promise.reject(createAbortedError(signal.reason));
+    if (signal?.aborted) throw createAbortedError(signal.reason);
+
+    let error: TurnError;
     const attemptSignal = new AttemptSignal(signal);
-    let result: Promise<T>;
     try {
-      result = Promise.resolve(
-        this.operation(
-          createAttemptContext(this.attemptNumber, this.attemptId, this.previousAttemptId, attemptSignal, this.state?.maxOutputTokensOverride),
-        ),
+      return await operation(
+        createAttemptContext(attempt, attemptId, previousAttemptId, attemptSignal, retry?.state.maxOutputTokensOverride),
       );
     } catch (thrown) {
+      // Whatever the operation threw while the caller was aborting is the abort (R1.6).
+      error = signal?.aborted ? toAbortedError(signal.reason, thrown) : classifyThrownError(thrown);
+    } finally {
       attemptSignal.release();
-      return this.afterFailure(thrown);
-    }
-    return result.then(
-      (value) => {
-        attemptSignal.release();
-        return value;
-      },
-      (thrown: unknown) => {
-        attemptSignal.release();
-        return this.afterFailure(thrown);
-      },
-    );
-  }
-
-  /** What the R1 rules make of a failed attempt: the error thrown, or a wait and the next attempt. */
-  private async afterFailure(thrown: unknown): Promise<T> {
-    const { options } = this;
-    const { signal } = options;
-    // Whatever the operation threw while the caller was aborting is the abort (R1.6).
-    const error = signal?.aborted ? toAbortedError(signal.reason, thrown) : classifyThrownError(thrown);
-    this.policy ??= resolvePolicy(options);
-    this.state ??= createInitialState(options, this.startedAt);
-    const plan = planRetry(error, this.state, this.policy, this.now());
-    if (plan.action === 'throw') {
-      throw await prepareThrownError(plan.error, options, this.now());
     }
 
-    const nextAttemptId = this.createAttemptId();
+    retry ??= { policy: resolvePolicy(options), state: createInitialState(options, startedAt) };
+    const plan = planRetry(error, retry.state, retry.policy, now());
+    if (plan.action === 'throw') throw await prepareThrownError(plan.error, options, now());
+
+    const nextAttemptId = createAttemptId();
     emitRetry(options.onRetry, {
-      retryNumber: this.attemptNumber + 1,
-      attempt: this.attemptNumber + 1,
+      retryNumber: attempt + 1,
+      attempt: attempt + 1,
       delayMs: plan.delayMs,
       kind: error.kind,
       code: error.code,
       status: error.status,
       attemptId: nextAttemptId,
-      previousAttemptId: this.attemptId,
+      previousAttemptId: attemptId,
       reason: plan.reason,
     });
-    if (plan.delayMs > 0) {
-      await sleep(plan.delayMs, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(options.onHeartbeat === undefined ? {} : { onHeartbeat: options.onHeartbeat }),
-        heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
-      });
-    }
+    if (plan.delayMs > 0) await waitBeforeRetry(plan.delayMs, options);
     if (plan.refreshCredentials) await refreshCredentialsOrThrow(options, error);
-    this.previousAttemptId = this.attemptId;
-    this.attemptId = nextAttemptId;
-    this.attemptNumber += 1;
-    return this.attempt();
+    previousAttemptId = attemptId;
+    attemptId = nextAttemptId;
   }
+}
+
+/** The backoff or server-directed wait; an abort ends it at once (R1.6), heartbeats tell it is alive (R1.11). */
+function waitBeforeRetry(delayMs: number, options: RetryOptions): Promise<void> {
+  const { signal, onHeartbeat } = options;
+  return sleep(delayMs, {
+    ...(signal === undefined ? {} : { signal }),
+    ...(onHeartbeat === undefined ? {} : { onHeartbeat }),
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+  });
 }
 
 function resolvePolicy(options: RetryOptions): RetryPolicy {
@@ -263,26 +218,7 @@ function toAbortedError(reason: unknown, thrown: unknown): TurnError {
   return createAbortedError(reason, thrown);
 }
 
-/** Where an attempt context keeps its AttemptSignal: not enumerable, so a copy of the context does not carry it. */
-const ATTEMPT_SIGNAL: unique symbol = Symbol('attemptSignal');
-type AttemptContextWithSignal = AttemptContext & { readonly [ATTEMPT_SIGNAL]: AttemptSignal };
-
-/** One getter for every context: `signal` stays an own, enumerable accessor, made on first read (decision 0180). */
-const SIGNAL_PROPERTY: PropertyDescriptor = {
-  get(this: AttemptContextWithSignal): AbortSignal {
-    return this[ATTEMPT_SIGNAL].signal;
-  },
-  enumerable: true,
-  configurable: true,
-};
-
-/**
- * The context an operation gets. Not a literal with `get signal()`: V8 puts
- * such a literal in dictionary mode (a 448-byte property table, plus a getter
- * closure, per attempt), and runTurn's attempt context lives as long as its
- * stream (issue 19, decision 0291). Properties defined with one shared
- * descriptor keep one fast hidden class.
- */
+/** The context an operation gets: a plain object whose `signal` is made when first read (see AttemptSignal). */
 function createAttemptContext(
   attempt: number,
   attemptId: string,
@@ -290,23 +226,29 @@ function createAttemptContext(
   attemptSignal: AttemptSignal,
   maxOutputTokensOverride: number | undefined,
 ): AttemptContext {
-  const context = { attempt, attemptId, previousAttemptId, maxOutputTokensOverride };
-  Object.defineProperty(context, ATTEMPT_SIGNAL, { value: attemptSignal });
-  Object.defineProperty(context, 'signal', SIGNAL_PROPERTY);
-  return context as AttemptContext;
+  return {
+    attempt,
+    attemptId,
+    previousAttemptId,
+    maxOutputTokensOverride,
+    get signal(): AbortSignal {
+      return attemptSignal.signal;
+    },
+  };
 }
 
 /**
- * A per-attempt signal that follows the caller's; released so long retry
- * loops do not pile up listeners. Created on first read only: an operation
- * that never reads `context.signal` (runTurn races the caller's own signal)
- * costs no AbortController and no listener per attempt (decision 0180).
+ * A per-attempt signal that follows the caller's until the attempt ends, so
+ * a long retry loop does not pile up listeners on it (R1.6). It is made when
+ * first read: runTurn races its own stop instead, and an attempt that never
+ * reads `context.signal` adds no listener to the caller's signal. Read after
+ * the attempt ended, it tells whether the caller had aborted by then.
  */
 class AttemptSignal {
   private controller: AbortController | undefined;
+  /** Forwards the caller's abort while the attempt runs; made only when the signal is read. */
   private forward: (() => void) | undefined;
   private released = false;
-  /** The caller's abort state when the attempt ended, for a signal first read after that. */
   private abortedAtRelease = false;
   private reasonAtRelease: unknown;
 
@@ -319,16 +261,16 @@ class AttemptSignal {
     const { parent } = this;
     if (this.released) {
       if (this.abortedAtRelease) controller.abort(this.reasonAtRelease);
+    } else if (parent?.aborted === true) {
+      controller.abort(parent.reason);
     } else if (parent !== undefined) {
-      if (parent.aborted) controller.abort(parent.reason);
-      else {
-        this.forward = (): void => controller.abort(parent.reason);
-        parent.addEventListener('abort', this.forward, { once: true });
-      }
+      this.forward = (): void => controller.abort(parent.reason);
+      parent.addEventListener('abort', this.forward, { once: true });
     }
     return controller.signal;
   }
 
+  /** The attempt ended: stop following the caller's signal. */
   release(): void {
     if (this.released) return;
     this.released = true;

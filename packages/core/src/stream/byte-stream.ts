@@ -4,7 +4,7 @@
  * lighter body. The gateway's node:http transport has one: in Node 20 each
  * `new ReadableStream()` goes through `makeTransferable` (≈ 8–10 µs, on the
  * first-byte path, and leaves the stream in dictionary mode for every read
- * after), decision 0205.
+ * after), decision 0320.
  */
 export interface ByteStream {
   readonly locked: boolean;

@@ -1,7 +1,6 @@
 import type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-stream.js';
 import { SseFramer, type SseRecordSink } from './sse-framer.js';
 import { Utf8ChunkDecoder } from './utf8-chunk-decoder.js';
-import { holdShapes, NEUTRAL_EVENT_SHAPES } from '../internal/held-shapes.js';
 import { ignore } from '../internal/ignore.js';
 
 /** One SSE record (eventsource-parser's `EventSourceMessage` fits). */
@@ -12,7 +11,7 @@ export interface SseRecord {
 
 /**
  * What to do with a last record the body ends without its blank line (each
- * protocol's rule, decision 0200): `drop` it (Messages: the SSE spec, as the
+ * protocol's rule, decision 0320): `drop` it (Messages: the SSE spec, as the
  * Anthropic SDK reads it), keep it when its lines are complete
  * (`complete-lines`, Responses), or keep it `always` (Chat: openai-node
  * flushes its line decoder).
@@ -73,9 +72,10 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
  * hand-written async iterator shared by the three stream decoders. Each
  * network read is decoded into a batch; `next()` hands out the batch's items
  * as already-resolved promises and reads the body only when the batch is
- * empty. An async generator cost ≈ 0.35–0.4 µs per event here (its `yield`
- * awaits the value and resumes a suspended frame: bench/README.md, "decode",
- * decision 0200). The generator contract is kept:
+ * empty. An async generator cost ≈ 0.35–0.4 µs per event here, about as
+ * much as decoding the event (its `yield` awaits the value and resumes a
+ * suspended frame; `node bench/decode/run.mjs`, decision 0320). The
+ * generator contract is kept:
  * - events in order; a `next()` called before the previous one settled is
  *   queued behind it, as an async generator queues it;
  * - `return()`/`throw()` cancel the body (the upstream is released) and drop
@@ -89,17 +89,6 @@ export function decodeSseStream<Event>(body: ByteStream, options: DecodeSseStrea
 }
 
 class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>, SseRecordSink {
-  /**
-   * One idle instance held for the life of the module, so V8 keeps this
-   * class's hidden class — and the optimised decode path built on it — across
-   * a full GC between streams (decision 0202).
-   */
-  static readonly #shapeAnchor = new SseStreamIterator<never>(new ReadableStream<Uint8Array>(), {
-    decoder: { pushRecordEvents: ignore, pushEndEvents: ignore },
-    lastRecord: 'drop',
-  });
-  /** The events' hidden classes, kept like this class's own (decision 0282). */
-  static readonly #heldEventShapes = holdShapes(NEUTRAL_EVENT_SHAPES);
   readonly #body: ByteStream;
   readonly #options: DecodeSseStreamOptions<Event>;
   readonly #events: Event[] = [];
@@ -138,8 +127,9 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
 
   next(): Promise<IteratorResult<Event, void>> {
     if (this.#pending === 0) {
-      // The hot path: an event of the current batch, no read, no queueing. Spelled out, not
-      // `#stepAtHand()`: through it the decoder alone ran 1-4 % slower (bench/decode, session 17).
+      // An event of the current batch, or the end: no read, no queueing. The step is made here,
+      // where it is resolved: `Promise.resolve` looks up `then` on what it is given, which costs
+      // little for an object it can see made (`node bench/decode/run.mjs`).
       if (this.#index < this.#events.length) return Promise.resolve({ done: false, value: this.#events[this.#index++]! });
       if (this.#state === 'closed') return Promise.resolve(DONE);
       return this.#start(this.#read());
@@ -150,8 +140,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   /**
    * The next event of the current batch, synchronously, when one is there and
    * no call is in flight; undefined otherwise (then `next()` reads). runTurn's
-   * per-event path takes events this way: no promise or step object per event
-   * (issue 19).
+   * segment reader takes events this way: no promise or step object per event.
    */
   takeBuffered(): Event | undefined {
     if (this.#pending !== 0 || this.#index >= this.#events.length) return undefined;
@@ -195,9 +184,9 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
 
   /**
    * Reads until the batch has an event (or the body ended): a `then` per read
-   * with two callbacks made once per stream, not an async call per read (a
-   * generator, its registers and a promise each, and a suspended frame held
-   * by every open stream while it waits for the network; issue 19).
+   * with two callbacks made once per stream, not an async method, which
+   * would keep a suspended frame per open stream while it waits for the
+   * network (`node bench/gateway/heap-census.mjs gateway 50`).
    */
   #read(): Promise<IteratorResult<Event, void>> {
     const failure = this.#failure;

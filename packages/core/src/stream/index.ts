@@ -11,4 +11,3 @@ export { SseFramer, type SseFramerOptions, type SseRecordSink } from './sse-fram
 export { RecordTemplate, type LearnRecordTemplateOptions } from './record-template.js';
 export { TemplateLearningBudget } from './template-learning-budget.js';
 export type { ByteStream, ByteStreamReader, ByteStreamReadResult } from './byte-stream.js';
-export { heldShapes, holdShapes } from '../internal/held-shapes.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../internal/v8-probes.test-helper.js';
+import { collectGarbage } from '../internal/collect-garbage.test-helper.js';
 import { RecordTemplate } from './record-template.js';
 
 const FILLER = 256 * 1024;
@@ -23,7 +23,7 @@ function retainedBytes(keepFromRead: (index: number) => unknown): number {
   return retained;
 }
 
-describe('RecordTemplate values do not keep the network read they came from (decision 0207)', () => {
+describe('RecordTemplate values do not keep the network read they came from (decision 0320)', () => {
   it('200 values kept, each from its own 256 KiB read: the reads are still collected', () => {
     const retained = retainedBytes((index) => {
       // Like the framer: the record is a slice of the whole read's text.
@@ -36,7 +36,7 @@ describe('RecordTemplate values do not keep the network read they came from (dec
   });
 });
 
-describe('A learned RecordTemplate does not keep the network read it was learned from (issue 19, decision 0295)', () => {
+describe('A learned RecordTemplate does not keep the network read it was learned from (decision 0320)', () => {
   it('200 templates kept, each learned from a record in its own 256 KiB read: the reads are still collected', () => {
     const retained = retainedBytes((index) => {
       // A stream's first read can be large (a thinking phase in one burst); its decoder keeps the template for the stream.

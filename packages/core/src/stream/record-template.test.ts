@@ -12,7 +12,7 @@ const arbitraryLiteral = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', 'u', '0', 'n', '\n', '\u0001', '\u001f', 'é', '\ud83d', '\ude00', '/') }).map((raw) => `"${raw}"`),
 );
 
-describe('RecordTemplate (decision 0201: the JSON.parse fast path is exact)', () => {
+describe('RecordTemplate (decision 0320: the JSON.parse fast path is exact)', () => {
   const learned = '{"type":"content_block_delta","seq":7,"index":1,"delta":{"type":"text_delta","text":"Hi"}}';
 
   it('matches a record of the learned shape and reads only its string literal', () => {

@@ -2,7 +2,7 @@
  * The shape of a repetitive SSE record (a text or reasoning delta), learned
  * from one fully parsed record, so the next records of that shape need not be
  * `JSON.parse`d whole: only their one string literal is decoded (decision
- * 0201, bench/README.md "decode").
+ * 0320, `node bench/decode/run.mjs`).
  *
  * Why it is exact: a template is the learned record's text cut into constant
  * parts around JSON *tokens* (found by a lexer, never by searching text): one
@@ -19,8 +19,6 @@
  * and the caller parses the record fully, errors included.
  */
 export class RecordTemplate {
-  /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
-  static readonly #shapeAnchor = new RecordTemplate([''], '');
   /** Constant text between holes; an integer hole between each two, the value hole after the last. */
   readonly #prefixParts: readonly string[];
   readonly #suffix: string;
@@ -224,18 +222,18 @@ function readStringToken(data: string, start: number, end: number): string | und
   }
 }
 
-/** V8 keeps a substring of this many characters or more as a view into its parent string. */
+/** Node's engine keeps a substring of this many characters or more as a view into its parent string. */
 const MIN_SLICED_STRING_LENGTH = 13;
 
 /**
  * `text` as a string of its own. A slice of 13+ characters is a view into the
  * string it came from — here the text of a whole network read — so a
  * template's parts, or an event value a consumer keeps (runTurn's reasoning
- * for a checkpoint, a host's transcript), would keep every read alive: the
- * template one per stream (decision 0295); decoding a 200 000-record Chat
- * stream and keeping the deltas held 62 MiB instead of 11 (decision 0207).
- * JSON.parse, on the full path, copies. Concatenating then slicing makes V8
- * flatten the characters into a new string the result refers to instead.
+ * for a checkpoint, a host's transcript), would keep every read alive:
+ * decoding a 200 000-record Chat stream and keeping the deltas held 62 MiB
+ * instead of 11 (decision 0320; record-template-retention.test.ts checks the
+ * read is let go). JSON.parse, on the full path, copies. Concatenating then
+ * slicing copies the characters into a new string the result refers to instead.
  */
 function detachSlice(text: string): string {
   return text.length < MIN_SLICED_STRING_LENGTH ? text : (' ' + text).slice(1);

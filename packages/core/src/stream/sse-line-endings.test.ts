@@ -3,7 +3,7 @@ import { decodeSseStream, type LastRecordRule } from './decode-sse-stream.js';
 import { SseFramer } from './sse-framer.js';
 
 /**
- * Issue 18 / R7.2: CR, LF and CRLF each end a line (WHATWG event-stream), at
+ * R7.2: CR, LF and CRLF each end a line (WHATWG event-stream), at
  * any read boundary, and a line end held back at a chunk's edge is honoured at
  * the end of input. Hand-made streams in the shapes of the three protocols,
  * written with LF, re-framed with CR and CRLF, and split at every byte.
@@ -50,7 +50,7 @@ async function records(chunks: Uint8Array[], lastRecord: LastRecordRule): Promis
   return out;
 }
 
-describe('SSE line endings at every read boundary (issue 18, R7.2)', () => {
+describe('SSE line endings at every read boundary (R7.2)', () => {
   for (const [streamName, lf] of Object.entries(STREAMS)) {
     for (const rule of RULES) {
       it(`${streamName} (${rule}): CR and CRLF framings, split at every byte, decode as LF does`, async () => {

@@ -3,7 +3,7 @@ import { TemplateLearningBudget } from './template-learning-budget.js';
 
 const takes = (budget: TemplateLearningBudget, count: number): boolean[] => Array.from({ length: count }, () => budget.take());
 
-describe('TemplateLearningBudget (decisions 0201, 0204)', () => {
+describe('TemplateLearningBudget (decision 0320)', () => {
   it('skips the first four candidates, then allows eight attempts without a hit', () => {
     const budget = new TemplateLearningBudget(true);
     expect(takes(budget, 4)).toEqual([false, false, false, false]);

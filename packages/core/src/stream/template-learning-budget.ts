@@ -10,14 +10,12 @@ const CANDIDATES_BEFORE_LEARNING = 4;
 
 /**
  * When a stream decoder may spend the cost of learning a `RecordTemplate`
- * (decisions 0201, 0204): not from a stream's first candidate records, and at
+ * (decision 0320): not from a stream's first candidate records, and at
  * most MAX_ATTEMPTS attempts without a hit — each record that matches a
  * learned template earns one back, so a shape that never repeats stops
  * costing. Shared by the three adapters' decoders.
  */
 export class TemplateLearningBudget {
-  /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
-  static readonly #shapeAnchor = new TemplateLearningBudget(false);
   #attemptsLeft: number;
   #candidatesToSkip: number;
 

@@ -49,7 +49,7 @@ const edgeBytes = fc.array(
   { maxLength: 24 },
 ).map((pieces) => Uint8Array.from(pieces.flatMap((piece) => [...piece])));
 
-describe('Utf8ChunkDecoder (decision 0203: one-shot fast path, streaming result)', () => {
+describe('Utf8ChunkDecoder (decision 0320: one-shot fast path, streaming result)', () => {
   it('gives the text a streaming TextDecoder gives, for any bytes split anywhere', () => {
     fc.assert(
       fc.property(edgeBytes, fc.array(fc.nat(), { maxLength: 8 }), (bytes, cuts) => {

@@ -3,19 +3,17 @@
  * default BOM handling) would produce it — the same concatenated text for any
  * split of the same bytes — but through Node's one-shot UTF-8 fast path.
  *
- * Why (decision 0203): in Node 20 `TextDecoder#decode` with `{stream: true}`
+ * Why (decision 0320): in Node 20 `TextDecoder#decode` with `{stream: true}`
  * turns its UTF-8 fast path off for good and goes through an ICU converter
- * (`lib/internal/encoding.js`, `kUTF8FastPath &&= !options?.stream`): 0.29 µs
- * against 0.18 µs for a 200-byte SSE record per read (bench/README.md,
- * "decode"). Here each read is decoded one-shot, minus a trailing UTF-8
+ * (Node's `lib/internal/encoding.js`): 0.29 µs against 0.18 µs for a
+ * 200-byte SSE record per read (`node bench/decode/stage-breakdown.mjs`).
+ * Here each read is decoded one-shot, minus a trailing UTF-8
  * sequence it cuts off, which is held (1–3 bytes) and put in front of the next
  * read. Invalid bytes become U+FFFD exactly as the streaming decoder makes
  * them: a held prefix that turns out invalid is decoded together with what
  * follows it, by the same WHATWG rules.
  */
 export class Utf8ChunkDecoder {
-  /** Keeps this class's hidden class alive across a full GC between streams (decision 0202). */
-  static readonly #shapeAnchor = new Utf8ChunkDecoder();
   /**
    * BOM handled here (once, at the start of the stream): the one-shot decoder would strip one per call.
    * One-shot decoding keeps no state, so every stream shares this one: no TextDecoder per response body.

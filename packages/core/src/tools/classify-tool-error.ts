@@ -16,7 +16,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
  * 2. the errno code of a Node system error (`ENOENT`);
  * 3. the error's class name, if it is a real identifier other than `Error`
  *    and longer than 3 characters (minified bundles shorten class names to
- *    meaningless ones — seeds/002 §12.4 `classifyToolError`);
+ *    meaningless ones, R4.10 still holds: no message text);
  * 4. `unknown`.
  */
 export function classifyToolError(error: unknown): string {

@@ -1,6 +1,6 @@
 import { recoverTruncatedJson } from './recover-truncated-json.js';
 
-/** R3.13: the exact hint the model gets when its arguments were cut by the output limit (seeds/000). */
+/** R3.13: the exact hint the model gets when its arguments were cut by the output limit. */
 export const OUTPUT_TRUNCATED_HINT = '(output truncated, please reduce your output)';
 
 /** R3.14: appended to the result of a tool that ran on recovered (auto-closed) arguments. */

@@ -13,7 +13,7 @@
  *   have been `1234` (a cut number is a different number, not a shorter
  *   one); a literal is kept only when complete (`true`, `false`, `null`).
  * - If any `[` is still open, nothing is recovered: array contents cannot be
- *   guessed (SPEC R3.14, seeds/000 "unclosed [ ... should not attempt recovery").
+ *   guessed (R3.14: an unclosed `[` is never recovered).
  * - A top-level string cut mid-way is closed like a value string; any other
  *   top-level fragment (a cut number or literal, empty text) is not recovered.
  *

@@ -5,7 +5,7 @@ import { buildCheckpointMessage } from './checkpoint-message.js';
  * R4.3–R4.5: the original request, plus the labelled checkpoint and the
  * instruction as one user message, with the recovery output budget and tool
  * calling disabled in the protocol's own dialect (declarations stay: some
- * upstreams fingerprint them, seeds/004 "四个工具指纹声明可以保留").
+ * upstreams fingerprint a request by them, R4.5).
  */
 export function buildRecoveryRequest<Native extends object>(
   adapter: ProtocolAdapter<Native>,

@@ -2,7 +2,7 @@ import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { Usage } from '../types/usage.js';
 import { USAGE_FIELDS } from '../types/usage.js';
 import { isKnownCount } from '../usage/index.js';
-import type { SegmentAttempt } from './send-segment-request.js';
+import type { SegmentAttempt } from './run-attempt.js';
 import type { KnownUsage, UsageSample } from './stats-sink.js';
 import type { SegmentOutcome, SegmentRecord } from './turn-result.js';
 

@@ -1,8 +1,8 @@
 import type { UserMessage } from '../types/message.js';
 
 /**
- * R4.4 instruction. Wording from seeds/004 "修订恢复提示后": the first real
- * recovery failed because the model continued the long analysis; saying that
+ * R4.4 instruction. Its wording was revised after a real recovery failed
+ * because the model continued the long analysis; saying that
  * the checkpoint already satisfies the analysis, asking for the conclusion
  * first in ≤ 800 words and forbidding a restart made the second run succeed.
  * 800 words is a prompt constraint, not a token limit.

@@ -84,7 +84,7 @@ export function decideRecovery(input: RecoveryDecisionInput): RecoveryDecision {
   if (maxOutputTokens < MIN_RECOVERY_OUTPUT_TOKENS) return { recover: false, reason: 'output-budget' };
 
   if (config.contextWindowTokens === undefined) {
-    // Seeds/004: with an unknown window we may not claim a capacity check passed.
+    // R4.7: with an unknown window we may not claim a capacity check passed.
     return { recover: true, maxOutputTokens, capacityCheck: 'window-unknown' };
   }
   if (input.inputTextBytes === undefined) return { recover: false, reason: 'context-capacity' };

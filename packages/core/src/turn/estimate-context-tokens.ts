@@ -6,7 +6,7 @@ import type { ToolDefinition } from '../types/tool-definition.js';
  * Conservative bytes→tokens ratio for the R4.7 capacity check. English runs
  * about 4 UTF-8 bytes per token and CJK about 3 bytes per character at one or
  * more characters per token, so dividing by 3 over-estimates English and is
- * close for CJK. This is a guard, not a tokenizer (seeds/004 "上下文容量"),
+ * close for CJK. This is a guard, not a tokenizer (R4.7 capacity check),
  * and it never feeds usage (R5.2 forbids estimating spend).
  */
 export const ESTIMATED_BYTES_PER_TOKEN = 3;

@@ -23,4 +23,4 @@ export {
   type RecoverySkipReason,
 } from './decide-recovery.js';
 export { RECOVERY_INSTRUCTION, buildCheckpointMessage } from './checkpoint-message.js';
-export type { FetchFunction, FetchResponse, FetchResponseHeaders } from './send-segment-request.js';
+export type { FetchFunction, FetchResponse, FetchResponseHeaders } from './send-request.js';

@@ -1,7 +1,7 @@
 import { classifyThrownError } from '../errors/classify-thrown-error.js';
 import { TurnError } from '../errors/turn-error.js';
-import type { SegmentFacts } from './read-segment.js';
-import type { SegmentAttempt } from './send-segment-request.js';
+import type { SegmentFacts } from '../stream/segment-facts.js';
+import type { SegmentAttempt } from './run-attempt.js';
 
 /**
  * What one physical request means for the turn, once aborts and time limits
@@ -73,7 +73,7 @@ function judgeStreamedSegment(facts: SegmentFacts): SegmentVerdict {
       return { kind: 'ok', facts };
     case 'eof':
       if (facts.outputConsumed) return { kind: 'cut', facts };
-      // R1.1 / seeds/004: an EOF with no output at all is a retryable TRANSPORT failure.
+      // R1.1: an EOF with no output at all is a retryable TRANSPORT failure.
       return {
         kind: 'failed',
         error: new TurnError({

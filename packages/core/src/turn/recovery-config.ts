@@ -2,8 +2,8 @@ import { rejectOption as rejectInvalidOption } from '../internal/reject-option.j
 
 /**
  * R4.7 limits with their defaults. Options may only lower them (R4.8): the
- * defaults are the bounds the design record (seeds/004 "次数、时限与容量")
- * was validated against, so a host cannot silently widen them.
+ * defaults are the bounds recovery was designed and validated for (R4.7),
+ * so a host cannot silently widen them.
  */
 export const STREAM_RECOVERY_DEFAULTS = {
   recoveriesPerTurn: 1,

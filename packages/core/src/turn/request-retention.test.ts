@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { collectGarbage } from '../internal/v8-probes.test-helper.js';
+import { collectGarbage } from '../internal/collect-garbage.test-helper.js';
 import { runTurn } from './run-turn.js';
 import { createFakeFetch, fakeAdapter, type FakeNative } from './fake-wire.test-helper.js';
 import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 
-// Issue 19, decisions 0292 and 0297: a gateway turn lives as long as its
-// stream, so what only the request needed — the built request (its
-// serialized body is the whole prompt), the streaming copy of the native
-// request — must not be held while the stream runs. Checked with V8's own collector.
+// A gateway turn lives as long as its stream, so what only the request
+// needed — the built request (its serialized body is the whole prompt), the
+// streaming copy of the native request — must not be held while the stream
+// runs (decision 0320). Checked with a full garbage collection.
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Opens a turn whose upstream hangs after its first delta, collects garbage, then reports what `kept` still reaches. */
@@ -36,7 +36,7 @@ async function collectedWhileStreaming(adapter: ProtocolAdapter<FakeNative>, kep
   return reached;
 }
 
-describe('runTurn does not hold the request while its stream runs (issue 19, decisions 0292, 0297)', () => {
+describe('runTurn does not hold the request while its stream runs (decision 0320)', () => {
   it('the request the adapter built is collectable once the response head is in', async () => {
     const built: WeakRef<object>[] = [];
     const adapter: ProtocolAdapter<FakeNative> = {

@@ -9,7 +9,7 @@ import type { TurnRecord, UsageSample } from './stats-sink.js';
 // still ends the turn with a typed error and exactly one turn record, and a
 // request that reached the upstream is recorded as a physical sample even
 // when its stream could not be read. Each step is a path the turn engine
-// catches itself (decisions 0297–0299).
+// catches itself (decision 0320).
 const bug = new Error('adapter bug');
 const adapterBug = (): never => {
   throw bug;

@@ -21,7 +21,7 @@ function setup(replies: FakeReply[]) {
 const collect = collectTurnEvents;
 
 // The fake body's `reset` errors the read with undici's `TypeError: terminated` (UND_ERR_SOCKET) after the lines.
-describe('runTurn: complete means complete (R8.12, issue 14) with bodies that fail after the terminal frame', () => {
+describe('runTurn: complete means complete (R8.12) with bodies that fail after the terminal frame', () => {
   it('a read failure after the finish frame is success with the finish reason: no STREAM_CUT, no retry', async () => {
     const { run, wire, samples, turns } = setup([
       { lines: [{ t: 'Answer.' }, { u: { in: 3, out: 2 } }, { end: 'stop' }], then: 'reset' },

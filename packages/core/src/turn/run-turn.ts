@@ -3,14 +3,12 @@ import type { RetryOptions } from '../retry/index.js';
 import type { SseRecordObserver } from '../stream/decode-sse-stream.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
 import { withTargetSecrets } from '../retry/debug-dump.js';
-import { createTurnRun, type TurnDriver } from './create-turn-run.js';
-import type { EventChannel } from './event-channel.js';
-import { executeTurn } from './execute-turn.js';
+import { LazyResultPromise } from '../internal/lazy-result-promise.js';
 import { resolveStreamRecoveryConfig, type StreamRecoveryConfig, type StreamRecoveryOptions } from './recovery-config.js';
-import type { FetchFunction } from './send-segment-request.js';
+import type { FetchFunction } from './send-request.js';
 import type { StatsSink } from './stats-sink.js';
-import { TurnState } from './turn-state.js';
-import type { TurnResult, TurnRun } from './turn-result.js';
+import { Turn, type TurnOptions } from './turn.js';
+import type { TurnRun } from './turn-result.js';
 import { createRandomId } from '../internal/random-id.js';
 import { rejectOption as rejectInvalidOption } from '../internal/reject-option.js';
 
@@ -95,57 +93,45 @@ function validateOptions<Native extends object>(options: RunTurnOptions<Native>)
 export function runTurn<Native extends object>(options: RunTurnOptions<Native>): TurnRun {
   validateOptions(options);
   // Bad recovery limits throw here, at call time (R4.8).
-  const recovery = options.streamRecovery === undefined ? DEFAULT_RECOVERY : resolveStreamRecoveryConfig(options.streamRecovery);
-  return createTurnRun(new RunTurnDriver(options, recovery));
+  const recovery = resolveStreamRecoveryConfig(options.streamRecovery);
+  const turn = new Turn(withDefaults(options, recovery));
+  let iterating = false;
+  return {
+    // Awaited with no iterator taken: the events are drained so the turn still runs to its end (and is recorded).
+    result: new LazyResultPromise(turn.result, {
+      ensureRunning: () => {
+        if (iterating) return;
+        iterating = true;
+        void drain(turn.events);
+      },
+    }),
+    [Symbol.asyncIterator]: () => {
+      iterating = true;
+      return turn.events;
+    },
+  };
 }
 
-/**
- * The defaults, resolved once: most turns give no `streamRecovery`, and
- * resolving it (key checks, a loop over the limits) ran unoptimised on every
- * turn — once per turn is too rare for V8 to optimise (issue 19). Never
- * mutated: the engine only reads its config.
- */
-const DEFAULT_RECOVERY: StreamRecoveryConfig = resolveStreamRecoveryConfig(undefined);
+function withDefaults<Native extends object>(options: RunTurnOptions<Native>, recovery: StreamRecoveryConfig): TurnOptions<Native> {
+  return {
+    adapter: options.adapter,
+    request: options.request,
+    target: options.target,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    retry: withTargetSecrets(options.retry ?? {}, options.target),
+    recovery,
+    signal: options.signal,
+    stats: options.stats,
+    now: options.now ?? Date.now,
+    createId: options.createId ?? createRandomId,
+    requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
+    inputWarnings: options.warnings ?? [],
+    observeSseRecords: options.observeSseRecords,
+  };
+}
 
-const globalFetch: FetchFunction = (input, init) => globalThis.fetch(input, init);
-
-/** Starts the engine on the host's first pull, and stops it if the host stops first. */
-class RunTurnDriver<Native extends object> implements TurnDriver {
-  #state: TurnState | undefined;
-  #stoppedBeforeStart = false;
-
-  constructor(
-    private readonly options: RunTurnOptions<Native>,
-    private readonly recovery: StreamRecoveryConfig,
-  ) {}
-
-  execute(channel: EventChannel): Promise<TurnResult> {
-    const { options } = this;
-    const state = new TurnState(channel, options.stats);
-    this.#state = state;
-    if (this.#stoppedBeforeStart) state.stop({ by: 'consumer' });
-    return executeTurn(
-      {
-        adapter: options.adapter,
-        request: options.request,
-        target: options.target,
-        fetch: options.fetch ?? globalFetch,
-        retry: withTargetSecrets(options.retry ?? {}, options.target),
-        recovery: this.recovery,
-        signal: options.signal,
-        now: options.now ?? Date.now,
-        createId: options.createId ?? createRandomId,
-        requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
-        inputWarnings: options.warnings ?? [],
-        observeSseRecords: options.observeSseRecords,
-      },
-      channel,
-      state,
-    );
-  }
-
-  stopByConsumer(): void {
-    if (this.#state === undefined) this.#stoppedBeforeStart = true;
-    else this.#state.stop({ by: 'consumer' });
+async function drain(events: AsyncIterable<unknown>): Promise<void> {
+  for await (const _event of events) {
+    // Nobody is watching the events; the turn still runs to its end.
   }
 }

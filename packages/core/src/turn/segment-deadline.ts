@@ -37,8 +37,8 @@ function formatSeconds(ms: number): string {
 
 /**
  * R4.9: the message names the real seconds of the limit that fired and the
- * segment that hit it (seeds/004 review fix 2: a segment-1 timeout must not
- * talk about a recovery that never happened). Segment 1 → `TIMEOUT`; the
+ * segment that hit it: a segment-1 timeout must not talk about a recovery
+ * that never happened. Segment 1 → `TIMEOUT`; the
  * recovery segment → `STREAM_CUT` like every other recovery failure.
  */
 export function createTimeLimitError(segmentIndex: 0 | 1, limit: SegmentTimeLimit): TurnError {

@@ -6,7 +6,6 @@ import { decideRecovery, type RecoveryDecision } from './decide-recovery.js';
 import { countPromptTextBytes } from './estimate-context-tokens.js';
 import { createStreamCutError, type SegmentVerdict } from './judge-segment-attempt.js';
 import type { StreamRecoveryConfig } from './recovery-config.js';
-import type { TurnState } from './turn-state.js';
 
 // The recovery of a cut segment 1 (R4): whether to send it, and what its outcome means for the turn.
 
@@ -35,7 +34,7 @@ function readInputTextBytes<Native extends object>(adapter: ProtocolAdapter<Nati
 export function decideSegmentRecovery<Native extends object>(
   options: { adapter: ProtocolAdapter<Native>; request: Native; recovery: StreamRecoveryConfig },
   facts: CutFacts,
-  state: TurnState,
+  aborted: boolean,
   nowMs: number,
   turnDeadlineAt: number | undefined,
 ): RecoveryDecision {
@@ -58,7 +57,7 @@ export function decideSegmentRecovery<Native extends object>(
     toolCallProduced: facts.toolCallProduced,
     segmentOutputTokens,
     recoveriesSoFar: 0,
-    aborted: state.stopped !== undefined,
+    aborted,
     nowMs,
     turnDeadlineAt,
     hostMaxOutputTokens,
