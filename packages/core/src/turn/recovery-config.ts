@@ -66,7 +66,7 @@ export function resolveStreamRecoveryConfig(input: false | StreamRecoveryOptions
     rejectOption('streamRecovery must be false or an options object.', 'streamRecovery');
   }
   for (const key of Object.keys(input)) {
-    if (!KNOWN_OPTIONS.has(key)) rejectOption(`streamRecovery.${key} is not a known option.`, key);
+    if (!KNOWN_OPTIONS.has(key)) rejectOption(`streamRecovery.${key} is not a known option; known: ${[...KNOWN_OPTIONS].join(', ')}.`, key);
   }
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean') {
     rejectOption('streamRecovery.enabled must be a boolean.', 'enabled');

@@ -35,7 +35,8 @@ describe('runTurn config (R4.8)', () => {
       /turnTimeoutMs.*above its default of 480000/,
     );
     expect(() => setup([], { streamRecovery: { recoveryMaxOutputTokens: 9000 } })).toThrow(/default of 8192/);
-    expect(() => setup([], { streamRecovery: { bogus: 1 } as never })).toThrow(/not a known option/);
+    // The message lists the keys that exist, so a typo can be fixed from it alone.
+    expect(() => setup([], { streamRecovery: { bogus: 1 } as never })).toThrow(/streamRecovery\.bogus is not a known option; known: enabled, .*recoveriesPerTurn/);
   });
 
   it('rejects a malformed adapter with a TurnError instead of crashing later', () => {
