@@ -1,0 +1,13 @@
+export type { TurnTelemetryOptions } from './turn-telemetry-options.js';
+export type {
+  OtelAttributeValue,
+  OtelAttributes,
+  OtelContext,
+  OtelCounter,
+  OtelHistogram,
+  OtelInstrumentOptions,
+  OtelMeter,
+  OtelSpan,
+  OtelSpanOptions,
+  OtelTracer,
+} from './otel-api.js';
