@@ -1,4 +1,5 @@
 export type { TurnTelemetryOptions } from './turn-telemetry-options.js';
+export { preloadTurnTelemetry } from './record-turn-telemetry.js';
 export type {
   OtelAttributeValue,
   OtelAttributes,

@@ -26,6 +26,16 @@ export interface TelemetrySource {
 const SCOPE = '@turnguard/core';
 
 /**
+ * Loads `@opentelemetry/api` now; resolves true when it is installed. A host
+ * that shuts its SDK down soon after a turn (a server's close) awaits this
+ * once at start: each turn's telemetry then follows its end within the same
+ * tick instead of waiting for the module to load.
+ */
+export async function preloadTurnTelemetry(): Promise<boolean> {
+  return (await loadOtelApi()) !== undefined;
+}
+
+/**
  * Reports a turn that has ended (R12.1), from its result alone: the turn
  * span and its physical requests' spans get the times the turn recorded, so
  * nothing runs while the turn streams. Fire and forget: the API is loaded
