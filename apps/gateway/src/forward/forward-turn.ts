@@ -144,8 +144,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).
   const relayed =
     output !== undefined
-      ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs })
-      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte });
+      ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs, result: run.result })
+      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, result: run.result });
   const remembersChain = protocol === 'responses' && body.store !== false;
   // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
   // whole stream (decision 0291).
