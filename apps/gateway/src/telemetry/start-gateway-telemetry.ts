@@ -25,7 +25,9 @@ const SCOPE = '@turnguard/gateway';
  * gateway with OTel off loads none of it.
  */
 export async function startGatewayTelemetry(setup: OtelSetup): Promise<GatewayTelemetry> {
-  const [api, core, resources] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/core'), import('@opentelemetry/resources'), preloadTurnTelemetry()]);
+  const [api, core, resources] = await Promise.all([import('@opentelemetry/api'), import('@opentelemetry/core'), import('@opentelemetry/resources')]);
+  // Core uses the gateway's own API module: a bundled gateway's core could not import it from where it runs.
+  await preloadTurnTelemetry(api);
   const resource = resources
     .defaultResource()
     .merge(resources.resourceFromAttributes({ 'service.name': 'turnguard-gateway', 'service.version': packageJson.version, 'service.instance.id': randomUUID() }))

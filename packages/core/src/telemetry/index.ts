@@ -1,6 +1,7 @@
 export type { TurnTelemetryOptions } from './turn-telemetry-options.js';
 export { preloadTurnTelemetry } from './record-turn-telemetry.js';
 export type {
+  OtelApi,
   OtelAttributeValue,
   OtelAttributes,
   OtelContext,

@@ -78,6 +78,11 @@ export function loadOtelApi(importApi: () => Promise<unknown> = importOtelApi): 
   return loading;
 }
 
+/** The API module a host loaded itself: used from now on instead of core's own import. */
+export function useOtelApi(api: OtelApi): void {
+  loading = Promise.resolve(api);
+}
+
 /** Tests only: forget what was loaded. */
 export function resetOtelApiForTests(): void {
   loading = undefined;

@@ -1,10 +1,11 @@
 import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { TurnResult } from '../turn/turn-result.js';
-import { loadOtelApi, type OtelApi, type OtelAttributes } from './otel-api.js';
+import { loadOtelApi, useOtelApi, type OtelApi, type OtelAttributes } from './otel-api.js';
 import { instrumentsFor, type TurnInstruments } from './turn-instruments.js';
 import {
   commonAttributes,
   pickConventions,
+  readServer,
   requestSpanAttributes,
   safeName,
   timeToFirstChunk,
@@ -29,9 +30,12 @@ const SCOPE = '@turnguard/core';
  * Loads `@opentelemetry/api` now; resolves true when it is installed. A host
  * that shuts its SDK down soon after a turn (a server's close) awaits this
  * once at start: each turn's telemetry then follows its end within the same
- * tick instead of waiting for the module to load.
+ * tick instead of waiting for the module to load. A host that imported the
+ * API itself passes it: core uses that module, which also serves a bundled
+ * host whose core could not import the package from where it runs.
  */
-export async function preloadTurnTelemetry(): Promise<boolean> {
+export async function preloadTurnTelemetry(api?: OtelApi): Promise<boolean> {
+  if (api !== undefined) useOtelApi(api);
   return (await loadOtelApi()) !== undefined;
 }
 
@@ -44,17 +48,18 @@ export async function preloadTurnTelemetry(): Promise<boolean> {
 export function recordTurnTelemetry(source: TelemetrySource, result: TurnResult): void {
   const { telemetry } = source.options;
   if (telemetry === false) return;
-  const turn: FinishedTurn = {
-    protocol: source.options.adapter.protocol,
-    requestModel: source.model,
-    baseUrl: source.target.baseUrl,
-    startedAt: source.startedAt,
-    result,
-  };
   // Registered now: an AsyncLocalStorage context manager hands the turn's own context to the callback.
   loadOtelApi().then(
     (api) => {
-      if (api !== undefined) emitTurnTelemetry(api, telemetry ?? {}, turn);
+      if (api === undefined) return;
+      const turn: FinishedTurn = {
+        protocol: source.options.adapter.protocol,
+        requestModel: source.model,
+        server: readServer(source.target.baseUrl),
+        startedAt: source.startedAt,
+        result,
+      };
+      emitTurnTelemetry(api, telemetry ?? {}, turn);
     },
     () => undefined,
   );

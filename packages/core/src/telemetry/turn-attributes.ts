@@ -9,8 +9,8 @@ export interface FinishedTurn {
   protocol: Protocol;
   /** The model the request named (the host's text: checked before it is used). */
   requestModel: string;
-  /** The upstream's base URL: only its host and port are read (a query may hold a key). */
-  baseUrl: string;
+  /** The upstream's host and port, read from its base URL (never the URL: a query may hold a key). */
+  server: ServerAddress | undefined;
   /** Epoch ms, as runTurn's clock read it when the turn began. */
   startedAt: number;
   result: TurnResult;
@@ -65,7 +65,7 @@ export function responseModelOf(result: TurnResult): string | undefined {
 
 /** The attributes every GenAI span and metric point of the turn carries. */
 export function commonAttributes(turn: FinishedTurn): OtelAttributes {
-  const server = readServer(turn.baseUrl);
+  const { server } = turn;
   return {
     'gen_ai.operation.name': OPERATION_NAME,
     'gen_ai.provider.name': PROVIDER[turn.protocol],
@@ -155,7 +155,8 @@ function recoveryOutcome(result: TurnResult): string | undefined {
 
 export function turnSpanAttributes(turn: FinishedTurn, conventions: GenAiConventions): OtelAttributes {
   const { result } = turn;
-  const lastResponseId = [...result.segments].reverse().find((segment) => segment.responseId !== undefined)?.responseId;
+  let lastResponseId: string | undefined;
+  for (const segment of result.segments) lastResponseId = segment.responseId ?? lastResponseId;
   const ttfc = timeToFirstChunk(turn);
   return {
     ...commonAttributes(turn),
@@ -171,7 +172,7 @@ export function turnSpanAttributes(turn: FinishedTurn, conventions: GenAiConvent
 
 /** One physical request as an HTTP client span (the recovery request is a new request, not a resend). */
 export function requestSpanAttributes(turn: FinishedTurn, segment: SegmentRecord, resendCount: number, conventions: GenAiConventions): OtelAttributes {
-  const server = readServer(turn.baseUrl);
+  const { server } = turn;
   return {
     'http.request.method': 'POST',
     'server.address': server?.address,

@@ -218,3 +218,16 @@ describe('turn telemetry (R12.1)', () => {
     expect(spans).toEqual([]);
   });
 });
+
+describe('a host hands core its own API module', () => {
+  it('preloadTurnTelemetry(api) makes core use it, where core could not import the package itself', async () => {
+    resetOtelApiForTests();
+    const api = await import('@opentelemetry/api');
+    await loadOtelApi(() => Promise.reject(new Error('not resolvable from here')));
+    const { preloadTurnTelemetry } = await import('./record-turn-telemetry.js');
+    expect(await preloadTurnTelemetry(api)).toBe(true);
+    const harness = telemetryHarness();
+    const { spans } = await runWith([OK_REPLY], harness);
+    expect(spans.map((span) => span.name).sort()).toEqual(['POST', 'chat fake-model-1']);
+  });
+});
