@@ -4,8 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 
 /** Starts a child process and waits for the JSON line it prints. */
-export function startChild(args) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+export function startChild(args, env = process.env) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     createInterface({ input: child.stdout }).once('line', (line) => resolve({ child, info: JSON.parse(line) }));

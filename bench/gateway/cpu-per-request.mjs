@@ -8,6 +8,8 @@
 //   --floor adds the parse-and-forward floors (parse-forward-floor.mjs): read and parse the body, re-send
 //   it over node:http's client or over the gateway's undici transport, relay the bytes — no runTurn.
 //   BENCH_PROFILE_DIR=<dir> starts the gateway of the working tree with --cpu-prof there.
+//   --otel adds the gateway of the working tree with OpenTelemetry on (R12.1): OTLP/HTTP protobuf, the SDK's
+//   default batching and export intervals, to a loopback sink (otlp-sink.mjs); the other gateways run with it off.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '7' },
     warmup: { type: 'string', default: '1500' },
     floor: { type: 'boolean', default: false },
+    otel: { type: 'boolean', default: false },
   },
 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -43,6 +46,11 @@ if (args.floor) {
   targets['parse-forward, gateway transport (undici)'] = await startChild([oneProxy, 'parse-forward', port, floorBundle]);
 }
 if (baselineRef !== undefined) targets[`gateway @ ${baselineRef}`] = await startChild([oneProxy, 'gateway', port, await bundleGateway(root, baselineRef, workDir, 1)]);
+const otlpSink = args.otel ? await startChild([join(root, 'bench/gateway/otlp-sink.mjs')]) : undefined;
+if (otlpSink !== undefined) {
+  const otelEnv = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpSink.info.port}` };
+  targets['gateway, OTel on'] = await startChild([oneProxy, 'gateway', port, await bundleGateway(root, '.', workDir, 2)], otelEnv);
+}
 
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
@@ -81,6 +89,10 @@ agent.destroy();
 for (const { child } of Object.values(targets)) {
   if (profileDir !== undefined) child.kill('SIGINT');
   await stopChild(child);
+}
+if (otlpSink !== undefined) {
+  console.log(`OTLP sink received: ${JSON.stringify(await ask(otlpSink.child, { cmd: 'counts' }))}`);
+  await stopChild(otlpSink.child);
 }
 await stopChild(upstream.child);
 await rm(workDir, { recursive: true, force: true });

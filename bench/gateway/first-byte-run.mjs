@@ -9,6 +9,8 @@
 // BENCH_BASELINE_REF=<ref> adds the gateway at that ref (its own process); the current gateway then
 // runs in a process of its own too, so each process's CPU time is its gateway's alone, and a
 // second table gives CPU per relayed chunk (Linux: /proc/<pid>/stat, all threads).
+// --otel adds the current gateway with OpenTelemetry on (its own process; OTLP/HTTP protobuf to a
+// loopback sink, otlp-sink.mjs, the SDK's default batching), beside the others with it off.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     streams: { type: 'string', default: '20' },
     pause: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '1000' },
+    otel: { type: 'boolean', default: false },
   },
 });
 const runs = Math.max(3, Number(args.runs));
@@ -49,6 +52,19 @@ if (baselineRef !== undefined) {
   baseline = await startChild([await bundle(await extractSourceTree(root, baselineRef, join(workDir, 'baseline')), join(workDir, 'baseline-out')), String(upstream.info.port)]);
   targets[`gateway @ ${baselineRef}`] = baseline.info.gatewayPort;
   gatewayProcesses[`gateway @ ${baselineRef}`] = baseline.child.pid;
+}
+let otlpSink;
+let otelOn;
+if (args.otel) {
+  otlpSink = await startChild([join(root, 'bench/gateway/otlp-sink.mjs')]);
+  otelOn = await startChild([currentBundle, String(upstream.info.port)], { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpSink.info.port}` });
+  targets['gateway, OTel on'] = otelOn.info.gatewayPort;
+  gatewayProcesses['gateway, OTel on'] = otelOn.child.pid;
+  if (current === undefined) {
+    current = await startChild([currentBundle, String(upstream.info.port)]);
+    targets.gateway = current.info.gatewayPort;
+    gatewayProcesses.gateway = current.child.pid;
+  }
 }
 /** User + system CPU of a process and all its threads, in ms (clock ticks of 10 ms). */
 const cpuMsOf = (pid) => {
@@ -101,4 +117,6 @@ await stopChild(upstream.child);
 if (current !== undefined) await stopChild(current.child);
 await stopChild(proxies.child);
 if (baseline !== undefined) await stopChild(baseline.child);
+if (otelOn !== undefined) await stopChild(otelOn.child);
+if (otlpSink !== undefined) await stopChild(otlpSink.child);
 await rm(workDir, { recursive: true, force: true });

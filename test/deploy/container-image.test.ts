@@ -156,6 +156,8 @@ describe('R12.5 deploy/compose.yaml', () => {
   it('a replica started with its compose environment answers Prometheus’s scrape of gateway-1:8787 with the bearer token', async () => {
     const gateway1 = services['gateway-1']!.environment as Record<string, string>;
     const composeEnv = Object.fromEntries(Object.entries(gateway1).map(([name, value]) => [name, interpolate(String(value), { TURNGUARD_AUTH_TOKEN: TOKEN })]));
+    // The collector's address moved to loopback, as the scrape targets are (nothing answers there: export is best effort).
+    composeEnv.OTEL_EXPORTER_OTLP_ENDPOINT = composeEnv.OTEL_EXPORTER_OTLP_ENDPOINT!.replace('otel-collector', '127.0.0.1');
     expect(() => interpolate(gateway1.TURNGUARD_AUTH_TOKEN!, {})).toThrow(/TURNGUARD_AUTH_TOKEN is required/);
     const port = await freePort();
     running = await startEntrypoint([...image.entrypoint, ...image.cmd], imageEnvironment(port, composeEnv));

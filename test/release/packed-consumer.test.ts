@@ -86,6 +86,16 @@ describe('packed tarballs in a user project (R10.2–R10.4)', () => {
     expect(typecheck(consumer, writeTsconfig(consumer, resolution, resolution, ['program.ts']))).toBe('');
   });
 
+  it("core's published types never name @opentelemetry/api, its optional peer: they compile without it (R10.2, R12.1)", () => {
+    const dist = join(consumer, 'node_modules', '@turnguard/core', 'dist');
+    for (const file of ['index.d.ts', 'index.d.cts']) {
+      expect(readFileSync(join(dist, file), 'utf8'), file).not.toMatch(/(?:from|import\()\s*['"]@opentelemetry\//);
+    }
+    const { peerDependencies, peerDependenciesMeta } = readManifest('packages/core');
+    expect(peerDependencies?.['@opentelemetry/api']).toMatch(/^\^1\./);
+    expect(peerDependenciesMeta?.['@opentelemetry/api']?.optional).toBe(true);
+  });
+
   it('the testkit and the apps compile with the DOM lib that msw needs (R10.2)', { timeout: 120_000 }, () => {
     const tsconfig = writeTsconfig(consumer, 'testkit', 'nodenext', ['testkit-program.ts'], ['es2023', 'dom']);
     expect(typecheck(consumer, tsconfig)).toBe('');

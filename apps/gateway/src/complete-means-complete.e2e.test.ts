@@ -3,6 +3,7 @@ import { PROTOCOLS, type Protocol } from '@turnguard/core';
 import { frameRecordedLines, readRecordedStreams } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedGateway, type ScriptedGateway } from './testing/scripted-sse-upstream.test-helper.js';
+import { withoutTurnComment } from './testing/turn-comment.test-helper.js';
 
 // R8.12: a response whose terminal frame arrived is complete even if the transport then
 // ends badly; through the gateway it is never a 502 nor an appended error. Real sockets both ways.
@@ -45,7 +46,7 @@ describe('R8.12 complete means complete, through the gateway', () => {
         scripted.replies.push(ending.reply(text));
         const streamed = await scripted.post(protocol, protocol === 'chat' ? { stream_options: { include_usage: true } } : {});
         expect(streamed.status).toBe(200);
-        expect(await streamed.text()).toBe(text);
+        expect(withoutTurnComment(await streamed.text())).toBe(text);
 
         scripted.replies.push(ending.reply(text));
         const json = await scripted.post(protocol, { stream: false });

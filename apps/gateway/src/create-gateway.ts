@@ -24,6 +24,8 @@ import { createInboundServer } from './http/create-inbound-server.js';
 import { createListenError } from './http/listen-error.js';
 import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
+import { readOtelEnv } from './telemetry/read-otel-env.js';
+import { startGatewayTelemetry, type GatewayTelemetry } from './telemetry/start-gateway-telemetry.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** Where credentials come from when the client sends none (R8.5). Default: `process.env`. */
@@ -75,6 +77,8 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const { env, stats, fetch, now, logDestination, sseKeepAliveMs, ...input } = options;
   const config = resolveGatewayConfig(input);
+  // R12.1: OpenTelemetry from the standard OTEL_* variables of the process (as every OTel SDK reads them); off when unset.
+  const otelSetup = readOtelEnv(process.env);
   const logger = logDestination === undefined ? createSilentLogger() : createGatewayLogger(config.logLevel, config.logFormat, logDestination);
   const guard = createInboundGuard(config);
   const metrics = new GatewayMetrics();
@@ -84,6 +88,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let address: AddressInfo | undefined;
   let context: ForwardContext | undefined;
   let transport: NodeHttpFetch | undefined;
+  let telemetry: GatewayTelemetry | undefined;
   // One undici dispatcher for the recovery routes and the pass-through ones (proxy variables from the gateway's env).
   const upstreamTransport = (): NodeHttpFetch => (transport ??= createNodeHttpFetch({ env: env ?? process.env }));
 
@@ -96,6 +101,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     mock = undefined;
     await store?.close().catch(() => undefined);
     store = undefined;
+    // What the turns reported is exported before close resolves.
+    await telemetry?.shutdown().catch(() => undefined);
+    telemetry = undefined;
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -206,6 +214,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         mock = config.mock ? await startMockUpstream() : undefined;
         if (stats === undefined && config.statsPath !== undefined) store = createStatsStore({ path: config.statsPath });
         const upstreams = mock?.upstreams ?? config.upstreams;
+        telemetry = otelSetup === undefined ? undefined : await startGatewayTelemetry(otelSetup);
         context = {
           config,
           upstreams,
@@ -217,6 +226,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
           now: now ?? Date.now,
           responseChains: new ResponseIdChains(),
           logger,
+          telemetry,
           ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
           ...(config.debugDumps === undefined ? {} : { writeDebugDump: createTempDirDebugDumpWriter({ directory: config.debugDumps }) }),
         };

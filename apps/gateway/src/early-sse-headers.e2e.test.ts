@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { frameRecordedLines, readRecordedStreams } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from './create-gateway.js';
+import { withoutTurnComment } from './testing/turn-comment.test-helper.js';
 
 // R8.2, decision 0233: the status and the upstream's headers go out as soon as
 // segment 1 is a stream; `: keep-alive` comments while the upstream is silent; a retry before any
@@ -78,7 +79,7 @@ describe('R8.2, decision 0233: the stream opens at once; silence is filled with 
       rest += decoder.decode(value, { stream: true });
     }
     // After the comments, the upstream's own bytes: no frame invented, the ids are the upstream's.
-    expect(rest.replace(/^(: keep-alive\n\n)+/, '')).toBe(complete);
+    expect(withoutTurnComment(rest.replace(/^(: keep-alive\n\n)+/, ''))).toBe(complete);
   });
 
   it('a cut before any output after the headers went out is retried invisibly: the client reads the retry’s stream', async () => {
@@ -112,7 +113,7 @@ describe('R8.2, decision 0233: the stream opens at once; silence is filled with 
     }
     const response = await postMessages();
     expect(response.status).toBe(200);
-    const body = (await response.text()).replace(/^(: keep-alive\n\n)+/, '');
+    const body = withoutTurnComment((await response.text()).replace(/^(: keep-alive\n\n)+/, ''));
     expect(body).toMatch(/^event: error\ndata: \{"type":"error"/);
     replies.length = 0;
   });

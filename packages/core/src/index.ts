@@ -8,3 +8,4 @@ export * from './turn/index.js';
 export * from './loop/index.js';
 export * from './stream/index.js';
 export * from './failover/index.js';
+export * from './telemetry/index.js';

@@ -147,6 +147,30 @@ describe.skipIf(skipReason !== undefined)(`R6.6 dashboard in headless Chromium${
     }
   }, 30_000);
 
+  it('every table fits its card at 1280 px, the longest error codes on every protocol included', async () => {
+    const path = join(dir, 'long-codes.json');
+    const store = createStatsStore({ path });
+    const at = Date.UTC(2026, 8, 28, 9, 0);
+    for (const [index, protocol] of (['chat', 'messages', 'responses'] as const).entries()) {
+      for (const errorCode of ['PROMPT_TOO_LONG', 'CONTEXT_LENGTH_EXCEEDED']) {
+        void store.recordUsage(createTestSample({ time: at + index * 1000, protocol, ok: false, errorCode, usage: NO_USAGE, noUsage: true, ttftMs: undefined, decodeWindowMs: undefined }));
+      }
+    }
+    await store.close();
+    const server = await startDashboardServer({ file: path, port: 0, utc: true });
+    try {
+      const { page } = await openDashboard(server);
+      await page.waitForSelector('body[data-state="ready"]', { timeout: 10_000 });
+      const overflowing = await page.locator('.card table').evaluateAll((tables) =>
+        tables.filter((table) => table.getBoundingClientRect().right > table.closest('.card')!.getBoundingClientRect().right + 0.5).map((table) => table.closest('.card')!.querySelector('h2')?.textContent),
+      );
+      expect(overflowing).toEqual([]);
+      await page.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('shows failures by code and protocol, the hourly series, recent failures, fallbacks, continuations and what "no usage" means', async () => {
     const path = join(dir, 'operator.json');
     await writeOperatorStats(path);

@@ -17,6 +17,7 @@ import { noteRefusal } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
 import { captureUpstreamObject } from './upstream-object-capture.js';
 import type { GatewayLogger } from '../logging/create-gateway-logger.js';
+import type { GatewayTelemetry } from '../telemetry/start-gateway-telemetry.js';
 
 export interface ForwardContext {
   config: GatewayConfig;
@@ -38,6 +39,8 @@ export interface ForwardContext {
   writeDebugDump?: (dump: DebugDump) => Promise<string>;
   /** Where the relay's warnings go (records dropped after the end, R8.13); none: not logged. */
   logger?: GatewayLogger;
+  /** R12.1: OpenTelemetry when the OTEL_* variables ask for it; undefined: off. */
+  telemetry?: GatewayTelemetry;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -118,6 +121,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       stats,
       now: context.now,
       observeSseRecords: (info) => observer.observeBody(info),
+      telemetry: context.telemetry?.forRequest(request) ?? false,
     });
   } catch (error) {
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
@@ -140,8 +144,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).
   const relayed =
     output !== undefined
-      ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs })
-      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte });
+      ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs, result: run.result })
+      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, result: run.result });
   const remembersChain = protocol === 'responses' && body.store !== false;
   // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
   // whole stream (decision 0291).

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
+import { TurnError, type Protocol, type TurnEvent, type TurnResult } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson } from '../http/send-json.js';
@@ -12,6 +12,7 @@ import { SseResponseWriter } from './sse-response-writer.js';
 import type { SseRecordRelay } from './sse-record-relay.js';
 import { isPreludeEvent, type EventFilter } from './observe-turn-events.js';
 import type { UpstreamObjectCapture } from './upstream-object-capture.js';
+import { beforeLastRecord, discloseTurn, setTurnHeaders, turnComment, type TurnDisclosure } from './turn-disclosure.js';
 
 export interface RelayOptions {
   response: ServerResponse;
@@ -27,6 +28,8 @@ export interface RelayOptions {
   upstreamObject?: UpstreamObjectCapture;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
+  /** runTurn's result, read once the events are done: what the client is told about the turn (R12.4). */
+  result: Promise<TurnResult>;
 }
 
 export interface SseRelayOptions extends RelayOptions {
@@ -68,7 +71,7 @@ async function holdUntilVisible(options: SseRelayOptions, headers: EarlySseHeade
   for (;;) {
     const next = await iterator.next();
     if (next.done === true) {
-      failBeforeOutput(options, headers, NO_EVENTS);
+      failBeforeOutput(options, headers, NO_EVENTS, discloseTurn(await options.result));
       return undefined;
     }
     if (!keep(next.value)) continue;
@@ -78,7 +81,7 @@ async function holdUntilVisible(options: SseRelayOptions, headers: EarlySseHeade
   const first = held[held.length - 1]!;
   if (first.type === 'error') {
     await iterator.return?.();
-    failBeforeOutput(options, headers, first.error);
+    failBeforeOutput(options, headers, first.error, discloseTurn(await options.result));
     return undefined;
   }
   if (options.response.destroyed) {
@@ -126,7 +129,8 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
       if (keep(next.value)) output.event(next.value);
     }
     if (finished) {
-      output.finish();
+      // The turn has ended: its result is settled, and its comment goes before the protocol's end (R12.4).
+      output.finish(turnComment(discloseTurn(await options.result)));
       writer.end();
     }
   } catch {
@@ -145,17 +149,18 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
  * cut before output and every retry failed): the protocol's own error
  * ending, as after output.
  */
-function failBeforeOutput(options: SseRelayOptions, headers: EarlySseHeaders, error: TurnError): void {
+function failBeforeOutput(options: SseRelayOptions, headers: EarlySseHeaders, error: TurnError, disclosure: TurnDisclosure): void {
   const { response } = options;
   if (response.destroyed) return;
   if (!headers.sent) {
     options.onFirstByte();
+    setTurnHeaders(response, disclosure);
     sendFinalFailure(response, options.protocol, error, options.upstream);
     return;
   }
   headers.stopKeepAlive();
   const encoder = createSseTextEncoder(options.protocol);
-  response.end(encoder.encodeEvent({ type: 'error', error }) + encoder.finish());
+  response.end(beforeLastRecord(encoder.encodeEvent({ type: 'error', error }) + encoder.finish(), turnComment(disclosure)));
 }
 
 /**
@@ -174,7 +179,9 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
     throw error;
   }
   if (options.response.destroyed) return;
+  const disclosure = discloseTurn(await options.result);
   options.onFirstByte();
+  setTurnHeaders(options.response, disclosure);
   const error = collector.output.error;
   if (error !== undefined) {
     sendFinalFailure(options.response, options.protocol, error, options.upstream);

@@ -137,3 +137,41 @@ describe('SseRecordRelay', () => {
     expect(written.join('')).not.toContain('msg_1');
   });
 });
+
+describe('SseRecordRelay: the turn comment before the protocol’s end (R12.4)', () => {
+  const COMMENT = ': turnguard physical-requests=1 recovered=false usage-complete=true\n\n';
+  const finishChunk = chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+
+  it('content goes out as it is reported; only [DONE] waits, and the comment goes before it', async () => {
+    const { relay, written, write } = startRelay('chat');
+    const observer = relay.observeBody(SEGMENT_1);
+    await feed('chat', observer, text('a'));
+    relay.start([delta('a')], write);
+    observer!.onRecord({ raw: text('b'), event: undefined, data: text('b').slice(6, -2), events: [delta('b')], atEndOfBody: false });
+    observer!.onRecord({ raw: finishChunk, event: undefined, data: finishChunk.slice(6, -2), events: [{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' } }], atEndOfBody: false });
+    observer!.onRecord({ raw: 'data: [DONE]\n\n', event: undefined, data: '[DONE]', events: [], atEndOfBody: false });
+    expect(written).toEqual([text('a'), text('b'), finishChunk]);
+    relay.finish(COMMENT);
+    expect(written.join('')).toBe(text('a') + text('b') + finishChunk + COMMENT + 'data: [DONE]\n\n');
+  });
+
+  it('records that came in one read before the first visible event: everything but the end goes out at start', async () => {
+    const { relay, written, write } = startRelay('chat');
+    await feed('chat', relay.observeBody(SEGMENT_1), text('all at once') + finishChunk + 'data: [DONE]\n\n');
+    relay.start([delta('all at once')], write);
+    expect(written.join('')).toBe(text('all at once') + finishChunk);
+    relay.finish(COMMENT);
+    expect(written.join('')).toBe(text('all at once') + finishChunk + COMMENT + 'data: [DONE]\n\n');
+  });
+
+  it('an encoded ending (after a final error): the comment before its last record', async () => {
+    const { relay, written, write } = startRelay('messages');
+    relay.start([{ type: 'heartbeat', waitedMs: 1, remainingMs: 1 }], write);
+    relay.event({ type: 'error', error: cut });
+    expect(written.join('')).not.toContain('event: error');
+    relay.finish(COMMENT);
+    const all = written.join('');
+    expect(all.indexOf(COMMENT)).toBeLessThan(all.indexOf('event: error'));
+    expect(all.endsWith('\n\n')).toBe(true);
+  });
+});

@@ -2,6 +2,8 @@ import type { DecodedStreamEvent, Protocol, ResponseBodyInfo, SseRecordObserver,
 import { chooseBodyOutput } from './choose-body-output.js';
 import { createSseTextEncoder, type SpliceableSseEncoder } from './create-sse-encoder.js';
 import { createRecordJudge, type ObservedRecord, type RecordJudge } from './judge-sse-records.js';
+import { isProtocolEnd } from './protocol-end-record.js';
+import { beforeLastRecord } from './turn-disclosure.js';
 
 export interface SseRecordRelayOptions {
   protocol: Protocol;
@@ -63,6 +65,8 @@ export class SseRecordRelay {
   /** Raw: runTurn's finish, for the encoder if the relayed records never carried the terminal frame. */
   #finish: TurnEvent | undefined;
   #failure: { error: unknown } | undefined;
+  /** The protocol's end (a relayed end record, or the encoded final event), held for the turn's comment (R12.4). */
+  #heldEnd = '';
 
   constructor(options: SseRecordRelayOptions) {
     this.#options = options;
@@ -96,7 +100,8 @@ export class SseRecordRelay {
       const queued = body.queued;
       body.queued = [];
       // One write for what is at hand: the first records usually came in one network read.
-      if (queued.length > 0) write(queued.length === 1 ? this.#textOf(queued[0]!) : queued.map((record) => this.#textOf(record)).join(''));
+      const text = queued.map((record) => this.#textOrHeld(record)).join('');
+      if (text !== '') write(text);
       for (const record of queued) this.#follow(record);
       return;
     }
@@ -118,20 +123,23 @@ export class SseRecordRelay {
     this.#writeEncoded(event);
   }
 
-  /** The turn ended normally: the protocol's proper end, supplied where the upstream left it out (R8.13). */
-  finish(): void {
+  /**
+   * The turn ended: the protocol's proper end, supplied where the upstream left it out (R8.13), with
+   * the turn's `comment` just before it (R12.4).
+   */
+  finish(comment = ''): void {
     this.#throwFailure();
     if (this.#mode === 'raw') {
       const judge = this.#body!.judge;
       if (judge.ended) {
-        const end = judge.missingEnd();
+        const end = comment + (this.#heldEnd === '' ? judge.missingEnd() : this.#heldEnd);
         if (end !== '') this.#write(end);
         return;
       }
       this.#splice();
       if (this.#finish !== undefined) this.#writeEncoded(this.#finish);
     }
-    const tail = this.#encoder.finish();
+    const tail = beforeLastRecord(this.#heldEnd + this.#encoder.finish(), comment);
     if (tail !== '') this.#write(tail);
   }
 
@@ -156,8 +164,16 @@ export class SseRecordRelay {
   }
 
   #relayRecord(record: ObservedRecord): void {
-    this.#write(this.#textOf(record));
+    const text = this.#textOrHeld(record);
+    if (text !== '') this.#write(text);
     this.#follow(record);
+  }
+
+  /** A record's text to write now; '' for the protocol's end record, which waits for the turn's end (R12.4). */
+  #textOrHeld(record: ObservedRecord): string {
+    if (!isProtocolEnd(this.#options.protocol, record)) return this.#textOf(record);
+    this.#heldEnd = this.#textOf(record);
+    return '';
   }
 
   /**
@@ -192,7 +208,9 @@ export class SseRecordRelay {
 
   #writeEncoded(event: TurnEvent): void {
     const text = this.#encoder.encodeEvent(event);
-    if (text !== '') this.#write(text);
+    // The final event is the turn's last: its records wait for the turn's comment (R12.4).
+    if (event.type === 'finish' || event.type === 'error') this.#heldEnd += text;
+    else if (text !== '') this.#write(text);
   }
 
   #throwFailure(): void {

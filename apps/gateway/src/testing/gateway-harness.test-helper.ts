@@ -84,6 +84,9 @@ export async function readSseRecords(response: Response): Promise<Array<{ event:
         if (line.startsWith('event: ')) event = line.slice(7);
         else if (line.startsWith('data: ')) data.push(line.slice(6));
       }
-      return { event, data: data.join('\n') };
-    });
+      return { event, data: data.join('\n'), comment: event === undefined && data.length === 0 };
+    })
+    // A block of comment lines only (keep-alives, the turn's comment) dispatches nothing, as in every SSE parser.
+    .filter((record) => !record.comment)
+    .map(({ event, data }) => ({ event, data }));
 }

@@ -26,6 +26,8 @@ export interface SegmentFacts {
   lastOutputAt: number | undefined;
   /** The upstream's id for this response (its first `response-metadata`), when it sent one. */
   responseId: string | undefined;
+  /** The model the upstream named in its first `response-metadata`, when it named one (R12.1). */
+  responseModel: string | undefined;
 }
 
 /** Content is what makes a retry visible to the host (R4.1); SegmentRecorder's `take` applies the same rules per case. */
@@ -92,6 +94,7 @@ export function createFacts(): SegmentFacts {
     firstOutputAt: undefined,
     lastOutputAt: undefined,
     responseId: undefined,
+    responseModel: undefined,
   };
 }
 

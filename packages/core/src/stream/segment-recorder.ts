@@ -143,6 +143,7 @@ export class SegmentRecorder {
         return;
       case 'response-metadata':
         facts.responseId ??= event.responseId;
+        facts.responseModel ??= event.model;
         if (facts.outputConsumed) this.rules.notices.noteMetadata(event);
         else this.held.holdMetadata(event);
         return;

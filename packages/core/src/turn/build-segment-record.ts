@@ -61,6 +61,8 @@ export function buildSegmentRecord(input: SegmentRecordInput): SegmentRecord {
     errorCode: input.errorCode,
     finishReason: facts?.finishReason,
     responseId: facts?.responseId,
+    status: attempt.stage === 'streamed' ? attempt.status : attempt.stage === 'http-error' ? attempt.error.status : undefined,
+    responseModel: facts?.responseModel,
   };
 }
 

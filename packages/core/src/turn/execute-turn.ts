@@ -8,6 +8,7 @@ import { finishTurn, type TurnEnding } from './finish-turn.js';
 import { createStreamCutError } from './judge-segment-attempt.js';
 import { runAttempt, type SegmentRun } from './run-attempt.js';
 import { decideSegmentRecovery, describeRecoveryFailure, withoutDroppedToolCalls, type CutFacts } from './segment-recovery.js';
+import { recordTurnTelemetry } from '../telemetry/record-turn-telemetry.js';
 import type { Turn } from './turn.js';
 import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
 
@@ -130,6 +131,7 @@ function end<Native extends object>(turn: Turn<Native>, ending: Partial<TurnEndi
     recoverySkipped: ending.recoverySkipped,
   });
   turn.settle(result);
+  recordTurnTelemetry(turn, result);
   return result;
 }
 

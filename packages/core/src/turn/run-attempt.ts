@@ -35,7 +35,7 @@ export type SegmentAttempt =
    * physical request, so it is recorded (R6.1).
    */
   | { stage: 'read-failed'; startedAt: number; endedAt: number; thrown: unknown }
-  | { stage: 'streamed'; startedAt: number; endedAt: number; facts: SegmentFacts };
+  | { stage: 'streamed'; startedAt: number; endedAt: number; facts: SegmentFacts; status: number };
 
 /** One physical request as the turn keeps it: what happened, what it means, its record. */
 export interface SegmentRun {
@@ -62,7 +62,7 @@ export async function runAttempt<Native extends object>(turn: Turn<Native>, plan
       const facts = await readBody(turn, plan, head.body);
       // Release the socket: a decoder that ignores the signal would keep reading.
       if (facts.end === 'aborted') head.body.cancel().catch(ignore);
-      attempt = { stage: 'streamed', startedAt, endedAt: now(), facts };
+      attempt = { stage: 'streamed', startedAt, endedAt: now(), facts, status: head.status };
     } catch (thrown) {
       attempt = { stage: 'read-failed', startedAt, endedAt: now(), thrown };
     }

@@ -9,6 +9,7 @@ import type { FetchFunction } from './send-request.js';
 import type { StatsSink } from './stats-sink.js';
 import { Turn, type TurnOptions } from './turn.js';
 import type { TurnRun } from './turn-result.js';
+import type { TurnTelemetryOptions } from '../telemetry/turn-telemetry-options.js';
 import { createRandomId } from '../internal/random-id.js';
 import { rejectOption as rejectInvalidOption } from '../internal/reject-option.js';
 
@@ -40,6 +41,8 @@ export interface RunTurnOptions<Native extends object> {
    * records, R8.13). Undefined: the body is decoded without keeping raw text.
    */
   observeSseRecords?: (body: ResponseBodyInfo) => SseRecordObserver<DecodedStreamEvent> | undefined;
+  /** R12.1: the finished turn's spans and metrics (`@opentelemetry/api`'s globals by default); `false`: none. */
+  telemetry?: TurnTelemetryOptions | false;
 }
 
 /** Which response body an SSE record observer is asked for. */
@@ -127,6 +130,7 @@ function withDefaults<Native extends object>(options: RunTurnOptions<Native>, re
     requestIdHeader: options.requestIdHeader ?? DEFAULT_REQUEST_ID_HEADER,
     inputWarnings: options.warnings ?? [],
     observeSseRecords: options.observeSseRecords,
+    telemetry: options.telemetry,
   };
 }
 

@@ -47,7 +47,7 @@ export function withRequestIdHeader(
 
 /** What came back for one physical request before its stream is read: the body to read, or why there is none. */
 export type RequestHead =
-  | { stage: 'responded'; body: ByteStream }
+  | { stage: 'responded'; body: ByteStream; status: number }
   | { stage: 'aborted-before-response' }
   | { stage: 'connect-failed'; thrown: unknown }
   | { stage: 'http-error'; error: TurnError };
@@ -75,7 +75,7 @@ export async function sendRequest<Native extends object>(turn: Turn<Native>, nat
     if (signal.aborted) return { stage: 'aborted-before-response' };
     return { stage: 'connect-failed', thrown };
   }
-  if (response.ok) return { stage: 'responded', body: response.body ?? emptyBody() };
+  if (response.ok) return { stage: 'responded', body: response.body ?? emptyBody(), status: response.status };
   const error = await readHttpError(turn, streaming, response, http.headers);
   return error === ABORTED ? { stage: 'aborted-before-response' } : { stage: 'http-error', error };
 }

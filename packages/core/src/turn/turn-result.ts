@@ -34,6 +34,10 @@ export interface SegmentRecord {
    * where the recovery segment's own id is (gateway: `previous_response_id`).
    */
   responseId?: string | undefined;
+  /** The upstream's HTTP status, when a response head came (R12.1: the physical request's span). */
+  status?: number | undefined;
+  /** The model the upstream said answered, when it said (R12.1: `gen_ai.response.model`). */
+  responseModel?: string | undefined;
 }
 
 export interface AggregatedTurnUsage extends Usage {

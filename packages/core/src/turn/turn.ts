@@ -28,6 +28,7 @@ export interface TurnOptions<Native extends object> {
   requestIdHeader: string;
   inputWarnings: readonly string[];
   observeSseRecords: RunTurnOptions<Native>['observeSseRecords'];
+  telemetry: RunTurnOptions<Native>['telemetry'];
 }
 
 export type StopCause =

@@ -7,7 +7,7 @@ const STYLE = `
   h2 { font-size: 15px; margin: 0 0 12px; color: #3a4250; }
   .muted, #source { color: #6b7280; font-size: 13px; }
   .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 16px; margin-top: 16px; }
-  .card { background: #fff; border-radius: 8px; padding: 16px; box-shadow: 0 1px 2px rgba(0,0,0,.08); }
+  .card { background: #fff; border-radius: 8px; padding: 16px; box-shadow: 0 1px 2px rgba(0,0,0,.08); min-width: 0; overflow-x: auto; }
   .figures { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8px; margin-bottom: 12px; }
   .figure .label { display: block; font-size: 12px; color: #6b7280; }
   .figure .value { font-size: 22px; font-weight: 600; }
@@ -15,6 +15,9 @@ const STYLE = `
   .axis, .bar-label { font-size: 10px; fill: #4b5563; }
   table { width: 100%; border-collapse: collapse; font-size: 13px; }
   td, th { padding: 4px 6px; border-bottom: 1px solid #eceef2; text-align: left; }
+  th { white-space: nowrap; }
+  /* A long error code or model name wraps inside its cell instead of pushing the table out of its card. */
+  td { overflow-wrap: anywhere; }
   .num { text-align: right; font-variant-numeric: tabular-nums; }
   #state-panel { display: none; margin-top: 16px; padding: 16px; border-radius: 8px; }
   body[data-state="empty"] #state-panel { display: block; background: #eef4ff; }
@@ -88,7 +91,7 @@ export function renderDashboardPage(): string {
   <div class="grid">
     <section class="card">
       <h2>Failures by error code <span class="muted">retained window</span></h2>
-      <table><thead><tr><th>code</th><th class="num">failed requests</th><th class="num">chat</th><th class="num">messages</th><th class="num">responses</th></tr></thead>
+      <table><thead><tr><th>code</th><th class="num">failed</th><th class="num">chat</th><th class="num">messages</th><th class="num">responses</th></tr></thead>
       <tbody id="failure-codes" data-testid="failure-codes"></tbody></table>
     </section>
     <section class="card">
