@@ -7,8 +7,10 @@
 // Usage: node bench/gateway/cpu-per-request.mjs [--chunks 20] [--requests 300] [--rounds 7] [--warmup 1500] [--floor]
 //   --floor adds the parse-and-forward floors (parse-forward-floor.mjs): read and parse the body, re-send
 //   it over node:http's client or over the gateway's undici transport, relay the bytes — no runTurn.
-//   BENCH_PROFILE_DIR=<dir> starts the gateway of the working tree with --cpu-prof there.
-import { mkdtemp, rm } from 'node:fs/promises';
+//   BENCH_PROFILE_DIR=<dir> starts the pipe and the gateway of the working tree with --cpu-prof (100 µs
+//   samples) in <dir>/pipe and <dir>/gateway, beside the gateway's bundle:
+//   `node bench/gateway/profile-by-source.mjs <dir>/gateway/CPU…cpuprofile <dir>/gateway/gateway.cjs <requests>`.
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +37,11 @@ const profileDir = process.env.BENCH_PROFILE_DIR;
 
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, '0']);
 const port = String(upstream.info.port);
-const targets = { pipe: await startChild([oneProxy, 'pipe', port]) };
-targets.gateway = await startChild([...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), oneProxy, 'gateway', port, await bundleGateway(root, '.', workDir, 0)]);
+const profiled = (name) => (profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${join(profileDir, name)}`]);
+const targets = { pipe: await startChild([...profiled('pipe'), oneProxy, 'pipe', port]) };
+const gatewayBundle = await bundleGateway(root, '.', workDir, 0);
+if (profileDir !== undefined) await mkdir(join(profileDir, 'gateway'), { recursive: true }).then(() => copyFile(gatewayBundle, join(profileDir, 'gateway', 'gateway.cjs')));
+targets.gateway = await startChild([...profiled('gateway'), oneProxy, 'gateway', port, gatewayBundle]);
 if (args.floor) {
   const floorBundle = await bundleFromSource({ entryName: 'parse-forward-floor', entryFile: join(root, 'bench/gateway/parse-forward-floor.mjs'), outDir: workDir, sourceRoot: root });
   targets['parse-forward, node:http client'] = await startChild([oneProxy, 'parse-forward-node', port, floorBundle]);
@@ -79,8 +84,9 @@ for (const name of names) {
 }
 agent.destroy();
 for (const { child } of Object.values(targets)) {
-  if (profileDir !== undefined) child.kill('SIGINT');
-  await stopChild(child);
+  // SIGINT and a wait for the exit: --cpu-prof writes its profile then (a SIGTERM right after would cut it).
+  if (profileDir !== undefined) await new Promise((resolve) => child.once('exit', resolve).kill('SIGINT'));
+  else await stopChild(child);
 }
 await stopChild(upstream.child);
 await rm(workDir, { recursive: true, force: true });

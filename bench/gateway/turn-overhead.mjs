@@ -4,10 +4,12 @@
 // decoder. Prints CPU wall per turn, median time to the first event and to the
 // end. Usage: node bench/gateway/turn-overhead.mjs [chunks=100] [reads=4] [turns=5000]
 // BENCH_BASELINE_REF=<git ref> also runs core + adapter-chat as they are at that ref.
+// BENCH_PROFILE_DIR=<dir>: each run's process writes a CPU profile (50 µs samples) there, beside
+// its bundle: `node bench/gateway/profile-by-source.mjs <dir>/<variant>/CPU…cpuprofile <dir>/<variant>/bundle.js <turns>`.
 // BENCH_TURN_METRICS=1 gives runTurn the gateway's stats sink (its metrics, no store), as
 // `turnguard serve` does, so the per-turn cost of the metrics is in the figure.
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +83,10 @@ const results = Object.fromEntries(variants.map(([name]) => [name, []]));
 // Interleaved, 5 processes each: one cold JIT per sample, drift hits both alike.
 for (let run = 0; run < 5; run += 1) {
   for (const [name, file] of variants) {
-    const child = spawnSync(process.execPath, [file, chunks, reads, turns], { encoding: 'utf8' });
+    const profileDir = process.env.BENCH_PROFILE_DIR === undefined ? undefined : join(process.env.BENCH_PROFILE_DIR, name.replace(/\W+/g, '-'));
+    if (profileDir !== undefined) await mkdir(profileDir, { recursive: true }).then(() => copyFile(file, join(profileDir, 'bundle.js')));
+    const profile = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${profileDir}`];
+    const child = spawnSync(process.execPath, [...profile, file, chunks, reads, turns], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(child.stderr);
     results[name].push(JSON.parse(child.stdout.trim()));
   }
