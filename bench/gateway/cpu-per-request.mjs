@@ -55,17 +55,19 @@ const names = Object.keys(targets);
 for (const name of names) for (let index = 0; index < Number(args.warmup); index += 1) await streamOnce(agent, targets[name].info.port, body);
 
 const cpu = Object.fromEntries(names.map((name) => [name, []]));
+const systemCpu = Object.fromEntries(names.map((name) => [name, []]));
 const ttfb = Object.fromEntries(names.map((name) => [name, []]));
 const firstContent = Object.fromEntries(names.map((name) => [name, []]));
 for (let round = 0; round < Number(args.rounds); round += 1) {
   const order = names.map((_, index) => names[(index + round) % names.length]);
   for (const name of order) {
     const { child, info } = targets[name];
-    const before = (await ask(child, { cmd: 'cpu' })).cpuMicros;
+    const before = await ask(child, { cmd: 'cpu' });
     const timings = [];
     for (let index = 0; index < Number(args.requests); index += 1) timings.push(await streamTimings(agent, info.port, body));
-    const after = (await ask(child, { cmd: 'cpu' })).cpuMicros;
-    cpu[name].push((after - before) / 1000 / Number(args.requests));
+    const after = await ask(child, { cmd: 'cpu' });
+    cpu[name].push((after.cpuMicros - before.cpuMicros) / 1000 / Number(args.requests));
+    systemCpu[name].push((after.systemMicros - before.systemMicros) / 1000 / Number(args.requests));
     ttfb[name].push(median(timings.map((timing) => timing.firstByteMs)));
     firstContent[name].push(median(timings.map((timing) => timing.firstContentMs)));
   }
@@ -74,13 +76,13 @@ for (let round = 0; round < Number(args.rounds); round += 1) {
 const ms = (value) => value.toFixed(3);
 console.log(`node ${process.version}, ${args.rounds} rounds × ${args.requests} sequential streamed requests per target, ${args.chunks} unpaced chunks each, ${args.warmup} warm-up requests per target`);
 console.log('Cells: median over the rounds (range); "− pipe" is paired by round. First content: the first text delta (the role chunk before it is held until the attempt has output, R1.2).');
-console.log('| target | CPU ms per request | × pipe | first body byte ms | − pipe | first content delta ms | − pipe |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| target | CPU ms per request | of which system | × pipe | first body byte ms | − pipe | first content delta ms | − pipe |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const name of names) {
   const ratio = cpu[name].map((value, round) => value / cpu.pipe[round]);
   const added = (series) => series[name].map((value, round) => value - series.pipe[round]);
   const pipe = name === 'pipe';
-  console.log(`| ${name} | ${medianRange(cpu[name], ms)} | ${pipe ? '' : medianRange(ratio, (value) => value.toFixed(2))} | ${medianRange(ttfb[name], ms)} | ${pipe ? '' : medianRange(added(ttfb), ms)} | ${medianRange(firstContent[name], ms)} | ${pipe ? '' : medianRange(added(firstContent), ms)} |`);
+  console.log(`| ${name} | ${medianRange(cpu[name], ms)} | ${ms(median(systemCpu[name]))} | ${pipe ? '' : medianRange(ratio, (value) => value.toFixed(2))} | ${medianRange(ttfb[name], ms)} | ${pipe ? '' : medianRange(added(ttfb), ms)} | ${medianRange(firstContent[name], ms)} | ${pipe ? '' : medianRange(added(firstContent), ms)} |`);
 }
 agent.destroy();
 for (const { child } of Object.values(targets)) {
