@@ -9,6 +9,7 @@
 // The timestamps cost the same on both sides; the split is what matters, not the totals.
 //
 //   node bench/decode/turn-phases.mjs [--records 20000] [--rounds 40] [--protocols chat,messages,responses]
+//     [--node-args=--no-flush-bytecode]   (V8 flags for the workers, to test a cause)
 //
 // One fresh process per protocol; the working tree is bundled as turn-run.mjs does.
 import { execFile } from 'node:child_process';
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     records: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '40' },
     protocols: { type: 'string', default: 'chat,messages,responses' },
+    'node-args': { type: 'string', default: '' },
     // Internal: run one protocol against a bundle in this process and print JSON.
     worker: { type: 'string' },
     lib: { type: 'string' },
@@ -110,7 +112,7 @@ async function runAll() {
   try {
     const lib = await bundleTurnLib(REPO_ROOT, join(workDir, 'current'));
     for (const protocol of values.protocols.split(',')) {
-      const args = [fileURLToPath(import.meta.url), '--worker', protocol, '--lib', lib, '--records', values.records, '--rounds', values.rounds];
+      const args = [...values['node-args'].split(' ').filter(Boolean), fileURLToPath(import.meta.url), '--worker', protocol, '--lib', lib, '--records', values.records, '--rounds', values.rounds];
       const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: REPO_ROOT, timeout: 300_000 });
       const { ours, turn } = JSON.parse(stdout.trim().split('\n').at(-1));
       const cell = (key, digits) => `${ours[key].toFixed(digits)} / ${turn[key].toFixed(digits)} (+${(turn[key] - ours[key]).toFixed(digits)})`;

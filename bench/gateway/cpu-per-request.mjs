@@ -7,10 +7,12 @@
 // Usage: node bench/gateway/cpu-per-request.mjs [--chunks 20] [--requests 300] [--rounds 7] [--warmup 1500] [--floor]
 //   --floor adds the parse-and-forward floors (parse-forward-floor.mjs): read and parse the body, re-send
 //   it over node:http's client or over the gateway's undici transport, relay the bytes — no runTurn.
-//   BENCH_PROFILE_DIR=<dir> starts the gateway of the working tree with --cpu-prof there.
+//   BENCH_PROFILE_DIR=<dir> starts the pipe and the gateway of the working tree with --cpu-prof (100 µs
+//   samples) in <dir>/pipe and <dir>/gateway, beside the gateway's bundle:
+//   `node bench/gateway/profile-by-source.mjs <dir>/gateway/CPU…cpuprofile <dir>/gateway/gateway.cjs <requests>`.
 //   --otel adds the gateway of the working tree with OpenTelemetry on (R12.1): OTLP/HTTP protobuf, the SDK's
 //   default batching and export intervals, to a loopback sink (otlp-sink.mjs); the other gateways run with it off.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,8 +40,11 @@ const profileDir = process.env.BENCH_PROFILE_DIR;
 
 const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, '0']);
 const port = String(upstream.info.port);
-const targets = { pipe: await startChild([oneProxy, 'pipe', port]) };
-targets.gateway = await startChild([...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]), oneProxy, 'gateway', port, await bundleGateway(root, '.', workDir, 0)]);
+const profiled = (name) => (profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${join(profileDir, name)}`]);
+const targets = { pipe: await startChild([...profiled('pipe'), oneProxy, 'pipe', port]) };
+const gatewayBundle = await bundleGateway(root, '.', workDir, 0);
+if (profileDir !== undefined) await mkdir(join(profileDir, 'gateway'), { recursive: true }).then(() => copyFile(gatewayBundle, join(profileDir, 'gateway', 'gateway.cjs')));
+targets.gateway = await startChild([...profiled('gateway'), oneProxy, 'gateway', port, gatewayBundle]);
 if (args.floor) {
   const floorBundle = await bundleFromSource({ entryName: 'parse-forward-floor', entryFile: join(root, 'bench/gateway/parse-forward-floor.mjs'), outDir: workDir, sourceRoot: root });
   targets['parse-forward, node:http client'] = await startChild([oneProxy, 'parse-forward-node', port, floorBundle]);
@@ -58,17 +63,19 @@ const names = Object.keys(targets);
 for (const name of names) for (let index = 0; index < Number(args.warmup); index += 1) await streamOnce(agent, targets[name].info.port, body);
 
 const cpu = Object.fromEntries(names.map((name) => [name, []]));
+const systemCpu = Object.fromEntries(names.map((name) => [name, []]));
 const ttfb = Object.fromEntries(names.map((name) => [name, []]));
 const firstContent = Object.fromEntries(names.map((name) => [name, []]));
 for (let round = 0; round < Number(args.rounds); round += 1) {
   const order = names.map((_, index) => names[(index + round) % names.length]);
   for (const name of order) {
     const { child, info } = targets[name];
-    const before = (await ask(child, { cmd: 'cpu' })).cpuMicros;
+    const before = await ask(child, { cmd: 'cpu' });
     const timings = [];
     for (let index = 0; index < Number(args.requests); index += 1) timings.push(await streamTimings(agent, info.port, body));
-    const after = (await ask(child, { cmd: 'cpu' })).cpuMicros;
-    cpu[name].push((after - before) / 1000 / Number(args.requests));
+    const after = await ask(child, { cmd: 'cpu' });
+    cpu[name].push((after.cpuMicros - before.cpuMicros) / 1000 / Number(args.requests));
+    systemCpu[name].push((after.systemMicros - before.systemMicros) / 1000 / Number(args.requests));
     ttfb[name].push(median(timings.map((timing) => timing.firstByteMs)));
     firstContent[name].push(median(timings.map((timing) => timing.firstContentMs)));
   }
@@ -77,18 +84,19 @@ for (let round = 0; round < Number(args.rounds); round += 1) {
 const ms = (value) => value.toFixed(3);
 console.log(`node ${process.version}, ${args.rounds} rounds × ${args.requests} sequential streamed requests per target, ${args.chunks} unpaced chunks each, ${args.warmup} warm-up requests per target`);
 console.log('Cells: median over the rounds (range); "− pipe" is paired by round. First content: the first text delta (the role chunk before it is held until the attempt has output, R1.2).');
-console.log('| target | CPU ms per request | × pipe | first body byte ms | − pipe | first content delta ms | − pipe |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| target | CPU ms per request | of which system | × pipe | first body byte ms | − pipe | first content delta ms | − pipe |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const name of names) {
   const ratio = cpu[name].map((value, round) => value / cpu.pipe[round]);
   const added = (series) => series[name].map((value, round) => value - series.pipe[round]);
   const pipe = name === 'pipe';
-  console.log(`| ${name} | ${medianRange(cpu[name], ms)} | ${pipe ? '' : medianRange(ratio, (value) => value.toFixed(2))} | ${medianRange(ttfb[name], ms)} | ${pipe ? '' : medianRange(added(ttfb), ms)} | ${medianRange(firstContent[name], ms)} | ${pipe ? '' : medianRange(added(firstContent), ms)} |`);
+  console.log(`| ${name} | ${medianRange(cpu[name], ms)} | ${ms(median(systemCpu[name]))} | ${pipe ? '' : medianRange(ratio, (value) => value.toFixed(2))} | ${medianRange(ttfb[name], ms)} | ${pipe ? '' : medianRange(added(ttfb), ms)} | ${medianRange(firstContent[name], ms)} | ${pipe ? '' : medianRange(added(firstContent), ms)} |`);
 }
 agent.destroy();
 for (const { child } of Object.values(targets)) {
-  if (profileDir !== undefined) child.kill('SIGINT');
-  await stopChild(child);
+  // SIGINT and a wait for the exit: --cpu-prof writes its profile then (a SIGTERM right after would cut it).
+  if (profileDir !== undefined) await new Promise((resolve) => child.once('exit', resolve).kill('SIGINT'));
+  else await stopChild(child);
 }
 if (otlpSink !== undefined) {
   console.log(`OTLP sink received: ${JSON.stringify(await ask(otlpSink.child, { cmd: 'counts' }))}`);

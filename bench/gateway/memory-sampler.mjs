@@ -55,7 +55,7 @@ export function startMemorySampler() {
     } else if (message?.cmd === 'cpu') {
       // cpu-per-request.mjs: this process's CPU time so far (user + system, µs).
       const { user, system } = process.cpuUsage();
-      process.send({ cpuMicros: user + system });
+      process.send({ cpuMicros: user + system, userMicros: user, systemMicros: system });
     } else if (message?.cmd === 'read') {
       sample();
       process.send({ rss: summarize(rss), heapUsed: summarize(heap), heapTotal: summarize(committed), samples: rss.length });

@@ -4,10 +4,14 @@
 // decoder. Prints CPU wall per turn, median time to the first event and to the
 // end. Usage: node bench/gateway/turn-overhead.mjs [chunks=100] [reads=4] [turns=5000]
 // BENCH_BASELINE_REF=<git ref> also runs core + adapter-chat as they are at that ref.
+// BENCH_LIGHT_BODY=1 answers with a plain ByteStream and head, as the gateway's transport does, instead
+// of a WHATWG Response (whose construction is ≈ 20 µs of the figure otherwise).
+// BENCH_PROFILE_DIR=<dir>: each run's process writes a CPU profile (50 µs samples) there, beside
+// its bundle: `node bench/gateway/profile-by-source.mjs <dir>/<variant>/CPU…cpuprofile <dir>/<variant>/bundle.js <turns>`.
 // BENCH_TURN_METRICS=1 gives runTurn the gateway's stats sink (its metrics, no store), as
 // `turnguard serve` does, so the per-turn cost of the metrics is in the figure.
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,8 +37,15 @@ const bytes = new TextEncoder().encode(text);
 const parts = [];
 const step = Math.ceil(bytes.length / reads);
 for (let i = 0; i < bytes.length; i += step) parts.push(bytes.subarray(i, i + step));
+const lightBody = ${process.env.BENCH_LIGHT_BODY === '1'};
 const fetch = async () => {
   let next = 0;
+  if (lightBody) {
+    // What the gateway's transport hands runTurn: a ByteStream and a head, no WHATWG Response (decision 0320).
+    const reader = { read: async () => (next < parts.length ? { done: false, value: parts[next++] } : { done: true, value: undefined }), cancel: async () => undefined, releaseLock: () => undefined };
+    const body = { locked: false, getReader: () => reader, cancel: async () => undefined };
+    return { ok: true, status: 200, headers: { get: (name) => (name === 'content-type' ? 'text/event-stream' : null) }, body, text: async () => '' };
+  }
   const body = new ReadableStream({ pull(controller) { if (next < parts.length) controller.enqueue(parts[next++]); else controller.close(); } }, { highWaterMark: 0 });
   return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
 };
@@ -81,13 +92,16 @@ const results = Object.fromEntries(variants.map(([name]) => [name, []]));
 // Interleaved, 5 processes each: one cold JIT per sample, drift hits both alike.
 for (let run = 0; run < 5; run += 1) {
   for (const [name, file] of variants) {
-    const child = spawnSync(process.execPath, [file, chunks, reads, turns], { encoding: 'utf8' });
+    const profileDir = process.env.BENCH_PROFILE_DIR === undefined ? undefined : join(process.env.BENCH_PROFILE_DIR, name.replace(/\W+/g, '-'));
+    if (profileDir !== undefined) await mkdir(profileDir, { recursive: true }).then(() => copyFile(file, join(profileDir, 'bundle.js')));
+    const profile = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=50', `--cpu-prof-dir=${profileDir}`];
+    const child = spawnSync(process.execPath, [...profile, file, chunks, reads, turns], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(child.stderr);
     results[name].push(JSON.parse(child.stdout.trim()));
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-console.log(`node ${process.version}, ${chunks} chunks in ${reads} reads, ${turns} turns × 5 runs (medians)${withMetrics ? ", stats: the gateway's metered sink (metrics only)" : ''}`);
+console.log(`node ${process.version}, ${chunks} chunks in ${reads} reads, ${turns} turns × 5 runs (medians)${withMetrics ? ", stats: the gateway's metered sink (metrics only)" : ''}${process.env.BENCH_LIGHT_BODY === '1' ? ', light body' : ''}`);
 console.log('| runTurn | CPU wall per turn (µs) | per chunk (µs) | first event p50 (µs) | turn p50 (µs) |');
 console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const [name] of variants) {

@@ -108,10 +108,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = request.url ?? '/';
-    const bare = path.split('?')[0];
     const protocol = findRouteProtocol(path);
-    // Returned, not awaited: this frame would otherwise stay suspended for the whole stream (decision 0291).
+    // The forwarded turn's promise is this request's: the handler's catch below covers it.
     if (protocol !== undefined && request.method === 'POST' && context !== undefined) return forwardTurn(protocol, request, response, context);
+    const bare = path.split('?')[0];
     if (request.method === 'OPTIONS') {
       request.resume();
       response.writeHead(204, { allow: ALLOWED_METHODS, 'content-length': '0' });

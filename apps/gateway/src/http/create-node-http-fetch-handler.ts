@@ -58,10 +58,9 @@ export function dispatchRequest(dispatcher: Dispatcher, options: Dispatcher.Disp
 }
 
 /**
- * The handler of one dispatched request. A class, not closures around the
- * dispatch options: undici holds the handler until the body ends, and
- * closures over those options held the serialized request body (the whole
- * prompt) for every open stream (decision 0292).
+ * The handler of one dispatched request. It keeps nothing of the dispatch
+ * options: undici holds the handler until the body ends, and the serialized
+ * request body (the whole prompt) must not stay with every open stream.
  */
 class UndiciExchange implements Dispatcher.DispatchHandler {
   readonly response: Promise<FetchResponse>;

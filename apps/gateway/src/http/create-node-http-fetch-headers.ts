@@ -26,24 +26,21 @@ const NOT_FORWARDED: ReadonlySet<string> = new Set([
 /**
  * Every request header given, lower-cased, except the ones above and those the
  * caller's own `connection` header names (hop-by-hop by declaration, RFC 9110 §7.6.1).
- * runTurn passes a plain record; anything else goes through WHATWG `Headers`.
+ * runTurn passes a plain record, read in one pass; anything else goes through WHATWG `Headers`.
  */
 export function readRequestHeaders(init: RequestInit['headers']): Record<string, string> {
-  const given: Record<string, string> = {};
-  if (init === undefined) return given;
-  const prototype: unknown = Array.isArray(init) ? Array.prototype : Object.getPrototypeOf(init);
-  if (prototype !== Object.prototype && prototype !== null) {
-    new Headers(init).forEach((value, name) => {
-      given[name] = value;
-    });
-  } else {
-    for (const [name, value] of Object.entries(init)) given[name.toLowerCase()] = value;
-  }
-  const declared = given.connection === undefined ? [] : given.connection.split(',').map((token) => token.trim().toLowerCase());
   const forwarded: Record<string, string> = {};
-  for (const name in given) {
-    if (!NOT_FORWARDED.has(name) && !declared.includes(name)) forwarded[name] = given[name]!;
-  }
+  if (init === undefined) return forwarded;
+  let connection: string | undefined;
+  const take = (value: string, givenName: string): void => {
+    const name = givenName.toLowerCase();
+    if (name === 'connection') connection = value;
+    if (!NOT_FORWARDED.has(name)) forwarded[name] = value;
+  };
+  const prototype: unknown = Array.isArray(init) ? Array.prototype : Object.getPrototypeOf(init);
+  if (prototype !== Object.prototype && prototype !== null) new Headers(init).forEach(take);
+  else for (const name in init as Record<string, string>) take((init as Record<string, string>)[name]!, name);
+  if (connection !== undefined) for (const token of connection.split(',')) delete forwarded[token.trim().toLowerCase()];
   return forwarded;
 }
 

@@ -42,7 +42,7 @@ const MAX_CACHED_TARGETS = 64;
  *   after every byte received (R4.1);
  * - an abort rejects (or errors the body) with the signal's reason and
  *   closes the connection (R1.6, R8.4);
- * - the body is core's `ByteStream` (decision 0205), delivered as it arrives
+ * - the body is core's `ByteStream` (decision 0320), delivered as it arrives
  *   (R8.2), content-decoded like fetch's (gzip, deflate raw or zlib, br, stacked).
  * Every request header given is sent except hop-by-hop ones, host and
  * content-length (set from the body, handed to undici once: hand-over-once.ts);

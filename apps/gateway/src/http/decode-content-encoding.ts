@@ -60,7 +60,9 @@ function feed(body: BodySource, decoder: Transform): BodySource {
  * none when it passes as sent.
  */
 export function createContentDecoders(contentEncoding: string | string[] | undefined): Transform[] {
-  const header = Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '');
+  // Nearly every body: no header at all, nothing to parse.
+  if (contentEncoding === undefined) return [];
+  const header = Array.isArray(contentEncoding) ? contentEncoding.join(',') : contentEncoding;
   const codings = header
     .toLowerCase()
     .split(',')

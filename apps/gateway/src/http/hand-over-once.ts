@@ -1,10 +1,9 @@
 /**
  * The request body as undici takes it. A string or Buffer body stays on
- * undici's request until the response ends, so every open stream held its
- * whole prompt once more (decision 0292: 100 KiB per stream for a
- * 100 KiB prompt). An iterable that hands the bytes over once and forgets
- * them is written the same way (with the content-length set here, not
- * chunked) and is not kept.
+ * undici's request until the response ends, so every open stream would hold
+ * its whole prompt once more (100 KiB per stream for a 100 KiB prompt). An
+ * iterable that hands the bytes over once and forgets them is written the
+ * same way (with the content-length set here, not chunked) and is not kept.
  */
 export function handOverOnce(body: string | null | undefined, headers: Record<string, string>): Iterable<Buffer> | undefined {
   // No body: undici sends `content-length: 0` for a POST, as it did for ''.
@@ -14,7 +13,10 @@ export function handOverOnce(body: string | null | undefined, headers: Record<st
   return new BytesHandedOverOnce(bytes);
 }
 
-/** A class, not a literal with a generator method: that made a new function, prototype and hidden class per request. */
+/**
+ * Forgets the bytes as it hands them over. A generator (`yield bytes`) would
+ * keep them in its suspended frame until undici asks for the next chunk.
+ */
 class BytesHandedOverOnce implements Iterable<Buffer>, Iterator<Buffer, undefined> {
   #bytes: Buffer | undefined;
 

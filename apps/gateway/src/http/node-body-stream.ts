@@ -55,7 +55,7 @@ type Waiter = { resolve: (result: ReadableStreamReadResult<Uint8Array>) => void;
  * An upstream body as core's `ByteStream` (what the decoders read), not a
  * WHATWG ReadableStream: Node 20 builds those through `makeTransferable`,
  * ≈ 8–10 µs per response on the first-byte path, and every read of one then
- * goes through the webstreams machinery (decision 0205). Its behaviour is a
+ * goes through the webstreams machinery (decision 0320). Its behaviour is a
  * default reader's where the decoders and runTurn can tell:
  * - delivered as it arrives (R8.2) but coalesced: everything the socket
  *   delivered while the decoder was busy is ONE chunk on its next read, so a
@@ -84,9 +84,9 @@ export class NodeBodyStream implements ByteStream, ByteStreamReader {
 
   /**
    * Fed through `receive`, `complete` and `fail` by whoever delivers the bytes:
-   * the gateway's undici handler calls them directly (no EventEmitter and
-   * listener closures per response, held for the whole stream: decision 0295), a
-   * decompressor through `readBodyEvents`.
+   * the gateway's undici handler calls them directly (no emitter and listeners
+   * per response for an open stream to hold), a decompressor through
+   * `readBodyEvents`.
    */
   constructor(control: BodyControl, signal: AbortSignal) {
     this.#control = control;

@@ -56,7 +56,7 @@ export function readRequestBody(request: IncomingMessage, limitBytes: number): P
     let parts: Buffer[] = [];
     let size = 0;
     // Cleared once settled: the request lives as long as its stream, and a listener still reaching the
-    // bytes (or the promise that holds them) kept a copy of the whole body per open stream (decision 0292).
+    // bytes (or the promise that holds them) would keep a copy of the whole body per open stream.
     let pending: { resolve(body: Buffer): void; reject(error: unknown): void } | undefined = { resolve, reject };
     const take = (): typeof pending => {
       const taken = pending;

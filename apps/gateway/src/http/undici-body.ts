@@ -46,9 +46,8 @@ class UndiciFlow implements BodyControl {
 
 /**
  * An uncompressed body (nearly every one: the gateway sends no
- * `accept-encoding`) goes straight into its NodeBodyStream: no EventEmitter
- * and listener closures per response, which every open stream held for its
- * whole life (decision 0295, per-stream memory).
+ * `accept-encoding`) goes straight into its NodeBodyStream: no emitter and
+ * listeners in between for every open stream to hold while it is read.
  */
 class DirectBody implements BodyFeed {
   readonly stream: NodeBodyStream;

@@ -25,6 +25,15 @@ function notesOf(response: ServerResponse): AccessNotes {
 }
 
 /**
+ * Whether `startAccessLog` watches requests for this logger: the line is
+ * `info`, and the failures logged when a turn settles (`afterTurn`) are
+ * `warn`. Below that no note is worth keeping.
+ */
+export function accessLogRuns(logger: Logger): boolean {
+  return logger.isLevelEnabled('warn');
+}
+
+/**
  * A forwarded turn: its model, its upstream's host and the result the line
  * waits for. The result is read only once the response has closed: reading
  * runTurn's result earlier would drain the events the relay is reading.
@@ -89,14 +98,17 @@ function describeTurn(result: TurnResult): Record<string, unknown> {
  * the request's id (R12.3).
  */
 export function startAccessLog(logger: Logger, request: IncomingMessage, response: ServerResponse, now: () => number): void {
-  // A silent logger (embedded, tests) costs no listener on the first-byte path (decision 0204).
-  if (!logger.isLevelEnabled('warn')) return;
+  // A silent logger (embedded, tests) adds no listener and keeps no notes: nothing would be written.
+  if (!accessLogRuns(logger)) return;
+  const writesLine = logger.isLevelEnabled('info');
   const startedAt = now();
   response.once('close', () => {
     const durationMs = Math.round(now() - startedAt);
     const entry = notes.get(response) ?? {};
     const write = (result: TurnResult | undefined): void => {
       if (result !== undefined) entry.afterTurn?.(result);
+      // At `warn` only the failures above are written: the line itself is not built.
+      if (!writesLine) return;
       const turn =
         result === undefined
           ? { physicalRequests: entry.physicalRequests ?? 0, recovered: false, outcome: entry.outcome ?? (response.statusCode < 400 ? 'OK' : 'ERROR') }

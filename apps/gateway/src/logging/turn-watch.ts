@@ -3,7 +3,7 @@ import type { Protocol, RetryEvent, TurnResult } from '@turnguard/core';
 import type { Logger } from 'pino';
 import { isModelName, UNRECOGNIZED } from '../metrics/bounded-labels.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import { noteTurn, routeOf } from './access-log.js';
+import { accessLogRuns, noteTurn, routeOf } from './access-log.js';
 import { requestIdOf, upstreamHostOf } from './request-id.js';
 
 /** What the forwarding code tells about one logical turn while it runs. */
@@ -36,7 +36,8 @@ export function createTurnWatcher(logger: Logger, metrics: GatewayMetrics, upstr
     const upstream = hosts[protocol];
     // The model as the client named it, when it is a model name: the field is the client's free text.
     const model = requestModel === undefined || isModelName(requestModel) ? requestModel : UNRECOGNIZED;
-    const logsFailures = logger.isLevelEnabled('warn');
+    // The access log (and the failures it writes when the turn settles) runs at `warn` and above.
+    const logsFailures = accessLogRuns(logger);
     // Attempts already logged when their retry was decided, by runTurn's attempt id.
     const logged = new Set<string>();
     return {
@@ -53,7 +54,9 @@ export function createTurnWatcher(logger: Logger, metrics: GatewayMetrics, upstr
         metrics.recordTimeToFirstByte(protocol, requestModel, seconds);
       },
       settle(result) {
-        const afterTurn = logsFailures ? (turn: TurnResult) => logFailuresAtEnd(logger, { requestId: requestIdOf(response), route: routeOf(response.req), protocol, model, upstream }, turn, logged) : undefined;
+        // Nothing reads the notes when the access log is off (a silent, embedded gateway).
+        if (!logsFailures) return;
+        const afterTurn = (turn: TurnResult): void => logFailuresAtEnd(logger, { requestId: requestIdOf(response), route: routeOf(response.req), protocol, model, upstream }, turn, logged);
         noteTurn(response, model, result, upstream, afterTurn);
       },
     };

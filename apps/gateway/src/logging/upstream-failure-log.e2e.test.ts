@@ -62,6 +62,20 @@ describe('R12.3 upstream failures in the log', () => {
     expect(lines.find((line) => line.msg === 'request')).toMatchObject({ physicalRequests: 2, outcome: 'SERVER', status: 500 });
   });
 
+  it('at --log-level warn the failure nobody retried is still logged at the turn’s end, with no request line', async () => {
+    const log = captureLog();
+    harness = await startHarness({ logDestination: log.destination, logLevel: 'warn', retry: { maxRetries: 1, initialDelayMs: 1, maxDelayMs: 1 } });
+    harness.upstream.chat.enqueue(scenario.chat().httpError(500), scenario.chat().httpError(500));
+    const response = await postChat(harness, false);
+    expect(response.status).toBe(500);
+    await response.text();
+    const lines = await log.waitFor('upstream request failed', 1);
+    expect(lines.map(({ msg, attempt, status, code }) => ({ msg, attempt, status, code }))).toEqual([
+      { msg: 'upstream request failed; retrying', attempt: 1, status: 500, code: 'SERVER' },
+      { msg: 'upstream request failed', attempt: 2, status: 500, code: 'SERVER' },
+    ]);
+  });
+
   it('R5.1: tokens the upstream did not report are absent from the access line, never 0; usageComplete says so', async () => {
     const log = captureLog();
     harness = await startHarness({ logDestination: log.destination });

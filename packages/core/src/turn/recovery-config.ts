@@ -95,10 +95,8 @@ export function resolveStreamRecoveryConfig(input: false | StreamRecoveryOptions
     if (n === 0) rejectOption(`streamRecovery.${option} must be a positive integer.`, option);
     return n;
   };
-  return {
-    enabled: true,
-    ...limits,
+  return Object.assign({ enabled: true as const }, limits, {
     contextWindowTokens: positive(input.contextWindowTokens, 'contextWindowTokens'),
     modelMaxOutputTokens: positive(input.modelMaxOutputTokens, 'modelMaxOutputTokens'),
-  };
+  });
 }

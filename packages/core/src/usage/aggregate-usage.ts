@@ -1,4 +1,4 @@
-import type { Usage, UsageField } from '../types/usage.js';
+import type { Usage } from '../types/usage.js';
 import { USAGE_FIELDS } from '../types/usage.js';
 import { emptyUsage, isKnownCount } from './empty-usage.js';
 
@@ -40,26 +40,39 @@ export type AggregatedUsage = Usage & {
  */
 export function aggregateUsage(segments: ReadonlyArray<Usage | undefined>): AggregatedUsage {
   const totals = emptyUsage();
-  const reportingSegments = new Map<UsageField, number>();
-  let segmentsWithUsage = 0;
-
-  for (const segment of segments) {
-    const knownFields = USAGE_FIELDS.filter((field) => isKnownCount(segment?.[field]));
-    if (knownFields.length === 0) continue;
-    segmentsWithUsage += 1;
-    for (const field of knownFields) {
-      // knownFields only holds fields whose count passed isKnownCount.
-      const count = segment?.[field] as number;
-      totals[field] = (totals[field] ?? 0) + count;
-      reportingSegments.set(field, (reportingSegments.get(field) ?? 0) + 1);
+  // Per field: its sum, and whether some segment left it out while another reported it.
+  let everyReportedFieldFromEverySegment = true;
+  for (const field of USAGE_FIELDS) {
+    let reporting = 0;
+    let sum = 0;
+    for (const segment of segments) {
+      const count = segment?.[field];
+      if (!isKnownCount(count)) continue;
+      reporting += 1;
+      sum += count;
     }
+    if (reporting === 0) continue;
+    totals[field] = sum;
+    if (reporting < segments.length) everyReportedFieldFromEverySegment = false;
   }
+  let segmentsWithUsage = 0;
+  for (const segment of segments) if (reportsAnyCount(segment)) segmentsWithUsage += 1;
+  const complete = segments.length > 0 && segmentsWithUsage === segments.length && everyReportedFieldFromEverySegment;
+  return {
+    inputTokens: totals.inputTokens,
+    cachedInputTokens: totals.cachedInputTokens,
+    cacheCreationInputTokens: totals.cacheCreationInputTokens,
+    outputTokens: totals.outputTokens,
+    reasoningTokens: totals.reasoningTokens,
+    totalTokens: totals.totalTokens,
+    complete,
+    segmentCount: segments.length,
+    segmentsWithUsage,
+  };
+}
 
-  const everyReportedFieldFromEverySegment = [...reportingSegments.values()].every(
-    (reportingCount) => reportingCount === segments.length,
-  );
-  const complete =
-    segments.length > 0 && segmentsWithUsage === segments.length && everyReportedFieldFromEverySegment;
-
-  return { ...totals, complete, segmentCount: segments.length, segmentsWithUsage };
+function reportsAnyCount(segment: Usage | undefined): boolean {
+  if (segment === undefined) return false;
+  for (const field of USAGE_FIELDS) if (isKnownCount(segment[field])) return true;
+  return false;
 }
