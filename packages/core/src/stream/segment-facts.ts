@@ -26,6 +26,10 @@ export interface SegmentFacts {
   lastOutputAt: number | undefined;
   /** The upstream's id for this response (its first `response-metadata`), when it sent one. */
   responseId: string | undefined;
+  /** The answer text handed to the host, kept only for a mid-answer continuation's prefill (R11.6); '' otherwise. */
+  visibleText: string;
+  /** The text block the host has open (started, not ended), as the host knows its id: a continuation goes on in it (R11.6). */
+  openTextBlockId: string | undefined;
 }
 
 /** Content is what makes a retry visible to the host (R4.1); SegmentRecorder's `take` applies the same rules per case. */
@@ -92,6 +96,8 @@ export function createFacts(): SegmentFacts {
     firstOutputAt: undefined,
     lastOutputAt: undefined,
     responseId: undefined,
+    visibleText: '',
+    openTextBlockId: undefined,
   };
 }
 

@@ -12,6 +12,8 @@ import type { StatsSink, TurnRecord, UsageSample } from './stats-sink.js';
 import type { SegmentRecord, TurnResult } from './turn-result.js';
 import type { RunTurnOptions } from './run-turn.js';
 import { executeTurn } from './execute-turn.js';
+import type { TurnChain } from './failover-options.js';
+import type { ChainRun } from './chain-run.js';
 
 /** runTurn's options with every default filled in. */
 export interface TurnOptions<Native extends object> {
@@ -28,6 +30,8 @@ export interface TurnOptions<Native extends object> {
   requestIdHeader: string;
   inputWarnings: readonly string[];
   observeSseRecords: RunTurnOptions<Native>['observeSseRecords'];
+  /** R11: the fail-over chain; undefined runs segment 1 under R1's own loop. */
+  chain: TurnChain | undefined;
 }
 
 export type StopCause =
@@ -52,6 +56,8 @@ export class Turn<Native extends object> implements SegmentNotices {
   readonly segments: SegmentRecord[] = [];
   /** Set by `begin`, on the host's first pull. */
   startedAt = 0;
+  /** R11: what a fail-over chain did, for the turn's end; undefined without a chain. */
+  chainRun: ChainRun | undefined;
   /** R4.7: the whole-turn limit runs from the turn's start; `streamRecovery: false` → no client-side limit (R4.8). */
   deadlineAt: number | undefined;
   readonly #controller = new AbortController();

@@ -1,4 +1,4 @@
-import type { Protocol } from '@turnguard/core';
+import type { Protocol } from '../adapter/protocol-adapter.js';
 
 /**
  * What in a client's native request cannot be answered faithfully by an

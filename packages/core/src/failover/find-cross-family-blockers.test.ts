@@ -1,4 +1,4 @@
-import type { Protocol } from '@turnguard/core';
+import type { Protocol } from '../adapter/protocol-adapter.js';
 import { describe, expect, it } from 'vitest';
 import { findCrossFamilyBlockers } from './find-cross-family-blockers.js';
 
