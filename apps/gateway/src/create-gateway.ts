@@ -24,6 +24,9 @@ import { createInboundServer } from './http/create-inbound-server.js';
 import { createListenError } from './http/listen-error.js';
 import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
+import { buildRetryBudget } from './config/failover-config.js';
+import { buildRoutingTable } from './routing/routing-table.js';
+import { createCircuitBreakers, declareConfiguredModels } from './forward/gateway-circuits.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** Where credentials come from when the client sends none (R8.5). Default: `process.env`. */
@@ -78,6 +81,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const logger = logDestination === undefined ? createSilentLogger() : createGatewayLogger(config.logLevel, config.logFormat, logDestination);
   const guard = createInboundGuard(config);
   const metrics = new GatewayMetrics();
+  declareConfiguredModels(metrics, config.routing);
+  // R11.5: one set of circuits per process (a fleet's replicas each keep their own, decision 0405).
+  const circuitBreakers = createCircuitBreakers(config, metrics, logger, now);
   const sockets = new Set<Socket>();
   let store: StatsStore | undefined;
   let mock: MockUpstreamHandle | undefined;
@@ -217,6 +223,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
           now: now ?? Date.now,
           responseChains: new ResponseIdChains(),
           logger,
+          routing: buildRoutingTable(config.routing, upstreams),
+          retryBudget: buildRetryBudget(config.retry),
+          circuitBreakers,
           ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
           ...(config.debugDumps === undefined ? {} : { writeDebugDump: createTempDirDebugDumpWriter({ directory: config.debugDumps }) }),
         };

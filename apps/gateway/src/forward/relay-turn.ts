@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { TurnError, type Protocol, type TurnEvent } from '@turnguard/core';
+import { TurnError, type Protocol, type TurnEvent, type TurnResult } from '@turnguard/core';
 import { TurnOutputCollector } from '../assemble/collect-turn-output.js';
 import { renderJsonBody } from '../assemble/render-json-body.js';
 import { sendJson } from '../http/send-json.js';
@@ -27,6 +27,10 @@ export interface RelayOptions {
   upstreamObject?: UpstreamObjectCapture;
   /** Called once, just before the first byte goes to the client (TTFB metric). */
   onFirstByte(): void;
+  /** JSON only: the answer came from a body of another protocol family (R11.1): none of the upstream's own object fits. */
+  answeredByOtherFamily?: () => boolean;
+  /** JSON only: the turn's result, for the model that answered after a fail-over (R11.7). */
+  turnResult?: Promise<TurnResult>;
 }
 
 export interface SseRelayOptions extends RelayOptions {
@@ -182,6 +186,16 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   }
   // A recovered answer is segment 2's: its headers, as its ids (R8.6).
   const headers = selectRelayedResponseHeaders(options.upstream.lastOk?.headers ?? {});
-  const rendered = renderJsonBody(options.protocol, collector.output, options.requestModel);
-  sendJson(options.response, 200, options.upstreamObject?.bodyFor(rendered, collector.output.recovered) ?? rendered, headers);
+  const { output } = collector;
+  const foreign = options.answeredByOtherFamily?.() === true;
+  if (output.failedOver || foreign) {
+    // R11.7: the model that answered names the answer; another family's response id is none the client's protocol knows.
+    const result = await options.turnResult;
+    if (result?.model !== undefined) output.model = result.model;
+    if (foreign) output.responseId = undefined;
+  }
+  const rendered = renderJsonBody(options.protocol, output, options.requestModel);
+  // The upstream's own object only when the answering body spoke the client's protocol (R8.6, R11.1).
+  const body = foreign ? rendered : (options.upstreamObject?.bodyFor(rendered, output.recovered || output.continued) ?? rendered);
+  sendJson(options.response, 200, body, headers);
 }

@@ -1,4 +1,4 @@
-import { PROTOCOLS, TurnError, type Protocol } from '@turnguard/core';
+import { PROTOCOLS, TurnError, type PrefillDialect, type Protocol } from '@turnguard/core';
 import { z } from 'zod';
 
 /**
@@ -21,6 +21,13 @@ export interface UpstreamSettings {
   /** Without a trailing slash; Chat/Responses bases include `/v1`, the Messages base need not (decision 0260). */
   baseUrl: string;
   keySource: KeySource;
+  /**
+   * How this upstream takes a continuation's prefill (R11.6, decision 0401);
+   * `false`: never. Absent: Anthropic's own dialect on a Messages upstream,
+   * none on Chat or Responses (OpenAI reads a trailing assistant message as
+   * a finished turn). Only set when the config names it.
+   */
+  prefill?: PrefillDialect | false;
 }
 
 export interface ModelRoute {
@@ -78,10 +85,13 @@ const baseUrlSchema = z.string().check((context) => {
   }
 });
 
+const PREFILL_DIALECTS = ['messages', 'trailing-message', 'prefix-flag', 'continue-final-message'] as const satisfies readonly PrefillDialect[];
+
 const upstreamSchema = strictObject({
   protocol: z.enum(PROTOCOLS, { error: () => `must be one of ${PROTOCOLS.join(', ')}` }),
   baseUrl: baseUrlSchema,
   apiKey: keySourceSchema.optional(),
+  prefill: z.union([z.enum(PREFILL_DIALECTS), z.literal(false)], { error: () => `must be false or one of ${PREFILL_DIALECTS.join(', ')}` }).optional(),
 });
 
 const modelRouteSchema = strictObject({
@@ -168,7 +178,12 @@ export function parseRoutingSettings(value: unknown): RoutingSettings {
   if (references.length > 0) rejectRouting(references[0]!.split(':')[0]!, references);
   const upstreams: Record<string, UpstreamSettings> = {};
   for (const [name, upstream] of Object.entries(parsed.data.upstreams ?? {})) {
-    upstreams[name] = { protocol: upstream.protocol, baseUrl: upstream.baseUrl.replace(/\/+$/, ''), keySource: toKeySource(upstream) };
+    upstreams[name] = {
+      protocol: upstream.protocol,
+      baseUrl: upstream.baseUrl.replace(/\/+$/, ''),
+      keySource: toKeySource(upstream),
+      ...(upstream.prefill === undefined ? {} : { prefill: upstream.prefill }),
+    };
   }
   const models: Record<string, ModelRoute> = {};
   for (const [name, route] of Object.entries(parsed.data.models ?? {})) models[name] = { upstream: route.upstream, model: route.model ?? name };

@@ -23,7 +23,9 @@ export function requestsOf<Native extends object>(turn: Turn<Native>): (destinat
   return (destination) => {
     let request = built.get(destination);
     if (request === undefined) {
-      const made = destination.index === 0 ? { native: turn.options.request, droppedReasoning: false } : buildTargetRequest(turn.options.adapter, turn.options.request, destination);
+      // The host's own request goes as it is unless its target speaks another family (`targetAdapter`).
+      const asItIs = destination.index === 0 && destination.protocol === turn.options.adapter.protocol;
+      const made = asItIs ? { native: turn.options.request, droppedReasoning: false } : buildTargetRequest(turn.options.adapter, turn.options.request, destination);
       if ('droppedReasoning' in made && made.droppedReasoning) turn.addWarning(CROSS_FAMILY_REASONING_WARNING);
       request = 'native' in made ? { native: made.native } : made;
       built.set(destination, request);

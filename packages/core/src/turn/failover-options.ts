@@ -60,6 +60,7 @@ export interface FailoverOptionsInput {
   adapter: ProtocolAdapter<object>;
   request: object;
   target: UpstreamTarget;
+  targetAdapter?: ProtocolAdapter<object> | undefined;
   upstream?: string | undefined;
   prefill?: PrefillDialect | undefined;
   fallbacks?: readonly FailoverTarget[] | undefined;
@@ -166,8 +167,8 @@ function resolveGivenTimeLimits(given: UpstreamTimeLimitOptions | undefined): Up
  * before (decision 0406). Bad values throw a `TurnError` at call time.
  */
 export function resolveTurnChain(options: FailoverOptionsInput): TurnChain | undefined {
-  const { fallbacks, timeLimits, retryBudget, continuation, circuitBreakers } = options;
-  const wanted = fallbacks !== undefined || timeLimits !== undefined || retryBudget !== undefined || (continuation !== undefined && continuation !== 'off') || circuitBreakers !== undefined;
+  const { fallbacks, timeLimits, retryBudget, continuation, circuitBreakers, targetAdapter } = options;
+  const wanted = fallbacks !== undefined || targetAdapter !== undefined || timeLimits !== undefined || retryBudget !== undefined || (continuation !== undefined && continuation !== 'off') || circuitBreakers !== undefined;
   if (!wanted) return undefined;
   if (fallbacks !== undefined && !Array.isArray(fallbacks)) reject('fallbacks must be an array of targets.', 'fallbacks');
   if (continuation !== undefined && continuation !== 'off' && continuation !== 'prefill') reject('continuation must be "off" or "prefill".', 'continuation');
@@ -177,12 +178,18 @@ export function resolveTurnChain(options: FailoverOptionsInput): TurnChain | und
   // A chain has one budget (R11.3); R1.11's unlimited waits and R1.9's signal to the host belong to a single target.
   if (retry.unattended === true) reject('retry.unattended is for a single target; with a chain the retry budget decides (R11.3).', 'retry.unattended');
   if (retry.fallbackModel !== undefined) reject('retry.fallbackModel raises R1.9\'s signal to the host; with a chain, list the fallback in fallbacks.', 'retry.fallbackModel');
+  if (targetAdapter !== undefined) {
+    for (const method of TARGET_ADAPTER_METHODS) {
+      if (typeof (targetAdapter as unknown as Record<string, unknown>)[method] !== 'function') reject(`targetAdapter lacks ${method}().`, 'targetAdapter');
+    }
+  }
+  const primaryAdapter = targetAdapter ?? options.adapter;
   const primary: ChainDestination = {
-    adapter: options.adapter,
+    adapter: primaryAdapter,
     target: undefined,
     model: readModel(options.adapter, options.request),
     upstream: options.upstream ?? nameOfTarget(options.target),
-    protocol: options.adapter.protocol,
+    protocol: primaryAdapter.protocol,
     prefill: checkPrefill(options.prefill, 'prefill'),
     index: 0,
   };

@@ -222,6 +222,15 @@ describe('R11.1 a fallback of another protocol family', () => {
     expect(textOf(events)).toBe('from messages');
   });
 
+  it('the host\'s own target may speak another family too (targetAdapter): its request is translated the same way', async () => {
+    const { run, wire } = setup({ [PRIMARY]: [ok('from a messages target')] }, { request: chainRequest({ service_tier: 'priority' }), targetAdapter: createChainAdapter('messages'), fallbacks: [] });
+    const events = await collectTurnEvents(run);
+    expect(wire.requests.map((request) => request.baseUrl)).toEqual([PRIMARY]);
+    expect(wire.requests[0]!.body.service_tier).toBeUndefined();
+    expect(textOf(events)).toBe('from a messages target');
+    expect((await run.result).chain?.[0]).toMatchObject({ protocol: 'messages', outcome: 'answered' });
+  });
+
   it('is skipped, never approximated, when the request uses what the other family cannot answer', async () => {
     const { run, wire } = setup(
       { [PRIMARY]: [status(400, 'context')], [SECOND]: [ok('unexpected')], [THIRD]: [ok('same family')] },

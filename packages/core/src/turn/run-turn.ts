@@ -53,6 +53,12 @@ export interface RunTurnOptions<Native extends object> {
    * segment 1 as a chain under `retryBudget`; without them, R1's own loop.
    */
   fallbacks?: readonly FailoverTarget[];
+  /**
+   * `target`'s own adapter when it speaks another protocol family than
+   * `request` (R11.1): the request is sent through the neutral form, as a
+   * cross-family fallback's is, and read back as neutral events.
+   */
+  targetAdapter?: ProtocolAdapter<object>;
   /** This target's name (circuit key and records, R11.5, R11.7); default: the host of `target.baseUrl`. */
   upstream?: string;
   /** How this target takes a continuation's prefill (R11.6); absent: it is never sent one. */
