@@ -36,9 +36,12 @@ export interface GatewayRetrySettings {
   retryWindowMs?: number;
   /** A Retry-After longer than this is not waited for (default 15 000). */
   maxServerWaitMs?: number;
+  /** Never more than `burstAttempts` requests (default 4) in the turn's first `burstWindowMs` (default 3000; 0: no such rule). */
+  burstAttempts?: number;
+  burstWindowMs?: number;
 }
 
-export const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs', 'failOverAfter', 'retryWindowMs', 'maxServerWaitMs']);
+export const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs', 'failOverAfter', 'retryWindowMs', 'maxServerWaitMs', 'burstAttempts', 'burstWindowMs']);
 
 export const DEFAULT_FAILOVER_SETTINGS: FailoverSettings = {
   timeLimits: { ...UPSTREAM_TIME_LIMIT_DEFAULTS },
@@ -106,5 +109,13 @@ export function buildRetryBudget(retry: GatewayRetrySettings): RetryBudget {
     ...(retry.failOverAfter === undefined ? {} : { failOverAfter: retry.failOverAfter }),
     ...(retry.retryWindowMs === undefined ? {} : { retryWindowMs: retry.retryWindowMs }),
     ...(retry.maxServerWaitMs === undefined ? {} : { maxServerWaitMs: retry.maxServerWaitMs }),
+    ...burstOf(retry),
   };
+}
+
+function burstOf(retry: GatewayRetrySettings): Pick<RetryBudget, 'burst'> | Record<string, never> {
+  if (retry.burstAttempts === undefined && retry.burstWindowMs === undefined) return {};
+  const defaults = INTERACTIVE_RETRY_BUDGET.burst!;
+  const windowMs = retry.burstWindowMs ?? defaults.windowMs;
+  return { burst: windowMs === 0 ? undefined : { attempts: retry.burstAttempts ?? defaults.attempts, windowMs } };
 }

@@ -184,6 +184,8 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     if (retry.failOverAfter !== undefined) settings.failOverAfter = readInteger(retry.failOverAfter, 'retry.failOverAfter', 1, 100);
     if (retry.retryWindowMs !== undefined) settings.retryWindowMs = readInteger(retry.retryWindowMs, 'retry.retryWindowMs', 0, 86_400_000);
     if (retry.maxServerWaitMs !== undefined) settings.maxServerWaitMs = readInteger(retry.maxServerWaitMs, 'retry.maxServerWaitMs', 0, 86_400_000);
+    if (retry.burstAttempts !== undefined) settings.burstAttempts = readInteger(retry.burstAttempts, 'retry.burstAttempts', 1, 100);
+    if (retry.burstWindowMs !== undefined) settings.burstWindowMs = readInteger(retry.burstWindowMs, 'retry.burstWindowMs', 0, 600_000);
     config.retry = settings;
   }
   if (merged.debugDumps !== undefined && merged.debugDumps !== null) {

@@ -196,6 +196,6 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   }
   const rendered = renderJsonBody(options.protocol, output, options.requestModel);
   // The upstream's own object only when the answering body spoke the client's protocol (R8.6, R11.1).
-  const body = foreign ? rendered : (options.upstreamObject?.bodyFor(rendered, output.recovered || output.continued) ?? rendered);
+  const body = foreign ? rendered : (options.upstreamObject?.bodyFor(rendered, output.recovered || output.continued, output.continued) ?? rendered);
   sendJson(options.response, 200, body, headers);
 }

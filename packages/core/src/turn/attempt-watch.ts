@@ -96,10 +96,12 @@ export class AttemptWatch {
 
   #noteRecord(record: ObservedSseRecord<DecodedStreamEvent>): void {
     this.#lastRecordAt = this.#context.now();
-    if (!this.#visibleText) {
-      for (const event of record.events) if (event.type === 'text-delta' && event.delta !== '') this.#visibleText = true;
-    }
     if (this.#phase !== 'streaming') this.#enter('streaming');
+    if (!this.#visibleText && hasVisibleText(record.events)) {
+      this.#visibleText = true;
+      // The after-output limit is the shorter one: the timer armed for the before-output limit would fire late.
+      this.#arm();
+    }
   }
 
   #enter(phase: AttemptPhase): void {
@@ -132,6 +134,11 @@ export class AttemptWatch {
     this.#fired = limit;
     this.#controller.abort('time-limit');
   };
+}
+
+function hasVisibleText(events: readonly DecodedStreamEvent[]): boolean {
+  for (const event of events) if (event.type === 'text-delta' && event.delta !== '') return true;
+  return false;
 }
 
 /** undici's connect time-out (`UND_ERR_CONNECT_TIMEOUT`, `ConnectTimeoutError`), anywhere in the cause chain. */

@@ -97,6 +97,16 @@ describe('R11.4 upstream time limits, each with its own code', () => {
     expect((await run.result).segments[0]?.outcome).toBe('timeout');
   });
 
+  it('stall after visible text that followed other records: the after-output limit counts from the last record, not the first', async () => {
+    vi.useFakeTimers();
+    const { run, wire } = setup({ [PRIMARY]: [{ lines: [{ ping: 1 }, { t: 'Twenty tokens in' }], gapMs: 100, then: 'hang' }] }, { fallbacks: [] });
+    const done = collectTurnEvents(run);
+    // The text came at 100 ms: the 1.5 s after-output limit fires at 1.6 s, long before the 4 s before-output one.
+    await vi.advanceTimersByTimeAsync(1650);
+    expect(errorsOf(await done)[0]).toMatchObject({ code: 'STREAM_STALL', message: 'The upstream missed its 1.5 s stall (after output) time limit.' });
+    expect(wire.requests).toHaveLength(1);
+  });
+
   it('connect: a connect time-out the transport reports ends under the connect limit\'s code', async () => {
     const { run, wire } = setup({ [PRIMARY]: [{ connectTimeout: true }], [SECOND]: [answer] }, { timeLimits: { ...LIMITS, connectMs: 1000 } });
     const events = await collectTurnEvents(run);
