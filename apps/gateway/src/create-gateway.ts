@@ -91,7 +91,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let context: ForwardContext | undefined;
   let transport: NodeHttpFetch | undefined;
   // One undici dispatcher for the recovery routes and the pass-through ones (proxy variables from the gateway's env).
-  const upstreamTransport = (): NodeHttpFetch => (transport ??= createNodeHttpFetch({ env: env ?? process.env }));
+  const connectMs = config.timeLimits.connectMs;
+  const upstreamTransport = (): NodeHttpFetch =>
+    (transport ??= createNodeHttpFetch({ env: env ?? process.env, ...(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {}) }));
 
   /** Closes what `listen` opened besides the server: the transport's pools, the mock, the stats store. */
   const releaseResources = async (): Promise<void> => {

@@ -147,7 +147,7 @@ async function askThroughSdk(
   model: string,
   fallbacks: readonly string[] | undefined,
 ): Promise<ClientOutcome> {
-  const headers = fallbacks === undefined ? {} : { 'x-turnguard-fallbacks': JSON.stringify(fallbacks) };
+  const headers: Record<string, string> = fallbacks === undefined ? {} : { 'x-turnguard-fallbacks': JSON.stringify(fallbacks) };
   const started = performance.now();
   const seen = { text: '', model: undefined as string | undefined };
   let error: ClientOutcome['error'];
