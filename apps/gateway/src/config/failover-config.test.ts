@@ -29,6 +29,12 @@ describe('R11.3–R11.6 the gateway\'s fail-over settings', () => {
     expect(errorOf(() => resolveGatewayConfig({ retry: { failOverAfter: 0 } })).message).toMatch(/retry.failOverAfter must be an integer from 1/);
   });
 
+  it('a resolved config handed back in (the CLI starts the gateway with it) is accepted as it is', () => {
+    const routing = { upstreams: { deepseek: { protocol: 'chat', baseUrl: 'https://api.deepseek.com/v1', apiKey: { env: 'DEEPSEEK_API_KEY' }, prefill: 'prefix-flag' } }, fallbacks: { '*': ['x'] } };
+    const resolved = resolveGatewayConfig({ routing, timeLimits: { firstTokenMs: 1000 }, circuitBreaker: false });
+    expect(resolveGatewayConfig(resolved)).toEqual(resolved);
+  });
+
   it('flags and the environment: --time-limits, --continuation', async () => {
     const { config } = await loadGatewayConfig({ argv: ['--time-limits', '{"firstTokenMs":1000}', '--continuation', 'prefill'], env: {}, defaultStatsPath: undefined });
     expect(config.timeLimits.firstTokenMs).toBe(1000);

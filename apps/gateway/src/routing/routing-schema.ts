@@ -46,6 +46,18 @@ export interface RoutingSettings {
 
 export const EMPTY_ROUTING_SETTINGS: RoutingSettings = { upstreams: {}, models: {}, fallbacks: {} };
 
+/** Marks settings this module validated, so a resolved config handed back in (the CLI → createGateway) is not parsed again. */
+const VALIDATED = Symbol('turnguard.routing.validated');
+
+export function isValidatedRoutingSettings(value: unknown): value is RoutingSettings {
+  return typeof value === 'object' && value !== null && (value as { [VALIDATED]?: true })[VALIDATED] === true;
+}
+
+function markValidated(settings: RoutingSettings): RoutingSettings {
+  Object.defineProperty(settings, VALIDATED, { value: true, enumerable: false });
+  return settings;
+}
+
 /** The simple form's upstreams are named after their protocol (`upstreams.chat` …); a named upstream may not take those names. */
 export const IMPLICIT_UPSTREAM_NAMES: readonly string[] = PROTOCOLS;
 
@@ -169,6 +181,7 @@ function checkReferences(input: RoutingInput): string[] {
  */
 export function parseRoutingSettings(value: unknown): RoutingSettings {
   if (value === undefined) return EMPTY_ROUTING_SETTINGS;
+  if (isValidatedRoutingSettings(value)) return value;
   const parsed = routingSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
@@ -187,5 +200,5 @@ export function parseRoutingSettings(value: unknown): RoutingSettings {
   }
   const models: Record<string, ModelRoute> = {};
   for (const [name, route] of Object.entries(parsed.data.models ?? {})) models[name] = { upstream: route.upstream, model: route.model ?? name };
-  return { upstreams, models, fallbacks: { ...(parsed.data.fallbacks ?? {}) } };
+  return markValidated({ upstreams, models, fallbacks: { ...(parsed.data.fallbacks ?? {}) } });
 }

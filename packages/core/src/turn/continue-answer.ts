@@ -4,6 +4,8 @@ import { classifyFailure } from '../failover/classify-failure.js';
 import { decideFailover } from '../failover/decide-failover.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
 import { buildContinuationRequest, canTakePrefill } from './build-continuation-request.js';
+import { withoutProviderTools } from '../failover/find-cross-family-blockers.js';
+import { buildTargetRequest } from './build-target-request.js';
 import { admit, attemptPlanFor, report, requestsOf } from './chain-destination.js';
 import { hopOf, type ChainRun } from './chain-run.js';
 import { end } from './execute-turn.js';
@@ -21,9 +23,11 @@ function pickContinuationTarget<Native extends object>(
   cut: ChainDestination,
 ): { destination: ChainDestination; native: object; dialect: PrefillDialect; permit: CircuitPermit | 'none' } | undefined {
   const requestFor = requestsOf(turn);
+  // Tools are off in a continuation: the provider's own (web search…) need not block another family.
+  const hostRequest = withoutProviderTools(turn.options.adapter.protocol, turn.options.request);
   for (const destination of run.chain.destinations) {
     if (destination.index < cut.index) continue;
-    const request = requestFor(destination);
+    const request = destination.protocol === turn.options.adapter.protocol ? requestFor(destination) : buildTargetRequest(turn.options.adapter, hostRequest, destination);
     if (!('native' in request) || !canTakePrefill(destination.adapter, request.native, destination.prefill)) continue;
     const permit = admit(run, destination, false);
     if (permit === undefined) continue;
@@ -59,6 +63,8 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
   }
   const native = buildContinuationRequest(destination.adapter, picked.native, picked.dialect, run.visibleText);
   const openBlock = run.openTextBlockId;
+  // The host already has the whitespace the prefill left out; the model, continuing "…word", writes its own.
+  const hostHasTrailingSpace = run.visibleText !== run.visibleText.trimEnd();
   const attempt = await runAttempt(turn as Turn<object>, {
     segmentIndex: 1,
     kind: 'continuation',
@@ -68,7 +74,7 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
     ...attemptPlanFor(turn, run, destination),
     // R4.5's rule for a second segment: its tool calls never reach the host; block ids are mapped below.
     reading: { forwardToolCalls: false, blockIdPrefix: '', keepText: false },
-    mapEvents: (events) => continueInOpenBlock(events, openBlock),
+    mapEvents: (events) => continueInOpenBlock(events, openBlock, hostHasTrailingSpace),
   });
   run.lastTried = destination;
   const entry = run.entryFor(destination);
@@ -106,8 +112,9 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
  * the same id); its thinking is not the host's to see again; other blocks
  * keep ids of their own.
  */
-export async function* continueInOpenBlock(events: AsyncIterable<DecodedStreamEvent>, openBlockId: string | undefined): AsyncGenerator<DecodedStreamEvent> {
+export async function* continueInOpenBlock(events: AsyncIterable<DecodedStreamEvent>, openBlockId: string | undefined, hostHasTrailingSpace = false): AsyncGenerator<DecodedStreamEvent> {
   let joined: string | undefined;
+  let leadingSpaceDropped = !hostHasTrailingSpace;
   const rename = (id: string): string => (id === joined && openBlockId !== undefined ? openBlockId : `continuation-${id}`);
   for await (const event of events) {
     switch (event.type) {
@@ -122,11 +129,18 @@ export async function* continueInOpenBlock(events: AsyncIterable<DecodedStreamEv
         }
         yield { ...event, id: rename(event.id) };
         continue;
-      case 'text-delta':
+      case 'text-delta': {
         // A decoder that opens a block with its first delta: that block is the one that goes on.
         if (openBlockId !== undefined && joined === undefined) joined = event.id;
-        yield { ...event, id: rename(event.id) };
+        let { delta } = event;
+        if (!leadingSpaceDropped && delta !== '') {
+          leadingSpaceDropped = true;
+          delta = delta.replace(/^\s+/, '');
+          if (delta === '') continue;
+        }
+        yield { ...event, id: rename(event.id), delta };
         continue;
+      }
       case 'text-end':
         yield { ...event, id: rename(event.id) };
         continue;

@@ -56,6 +56,11 @@ describe('R11.6 mid-answer continuation (opt-in)', () => {
     ]);
   });
 
+  it('the whitespace the prefill left out is not doubled: the host has it, the model writes its own', async () => {
+    const { run } = setup({ [PRIMARY]: [cutMidAnswer, { lines: [{ t: ' fox' }, { t: ' jumps.' }, { end: 'stop' }] }] });
+    expect(textOf(await collectTurnEvents(run))).toBe('The quick brown fox jumps.');
+  });
+
   it.each([
     ['a stall', { lines: [{ t: 'The quick brown' }], then: 'hang' } as ChainReply, 'stall'],
     ['a malformed event', { lines: [{ t: 'The quick brown' }, { garbage: true }, { t: 'never read' }] } as ChainReply, 'malformed'],
@@ -99,6 +104,18 @@ describe('R11.6 mid-answer continuation (opt-in)', () => {
     expect(textOf(events)).toBe('The quick brown fox jumps.');
     expect(samples.at(-1)).toMatchObject({ model: 'deepseek-chat', fallbackFrom: 'primary-model', continuation: true });
     expect((await run.result).model).toBe('deepseek-chat');
+  });
+
+  it('to another family: tools are off in a continuation, so the provider\'s own tools (web search) do not block it', async () => {
+    const request = chainRequest({ tools: [{ type: 'function', function: { name: 'lookup' } }, { type: 'web_search' }] });
+    const { run, wire } = setup(
+      { [PRIMARY]: [cutMidAnswer], [SECOND]: [rest] },
+      { request, prefill: undefined, fallbacks: [fallbackTo(SECOND, 'claude-x', { protocol: 'messages', prefill: 'messages' })] },
+    );
+    const events = await collectTurnEvents(run);
+    expect(textOf(events)).toBe('The quick brown fox jumps.');
+    const sent = wire.to(SECOND)[0]!.body as ChainNative & { tools?: Array<{ type?: string }> };
+    expect(JSON.stringify(sent)).not.toContain('web_search');
   });
 
   it('no destination takes a prefill: no request, the cut as it is', async () => {
