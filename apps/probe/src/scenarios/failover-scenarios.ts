@@ -21,9 +21,12 @@ function unavailable(protocol: Protocol): ScenarioBuilder<Protocol> {
  */
 const CONTINUES_ON: Record<Protocol, Protocol> = { chat: 'chat', messages: 'messages', responses: 'chat' };
 
+/** Records of each protocol's answer up to its first two text deltas (the stream's opening records, then the text). */
+const FIRST_WORDS_RECORDS: Record<Protocol, number> = { chat: 3, messages: 5, responses: 6 };
+
 /** The answer cut mid-text: the first words go out, then the socket drops (R11.6's trigger). */
 function answerCutMidText(protocol: Protocol, context: QueueContext): ScenarioBuilder<Protocol> {
-  return scenario.for(protocol).text(context.content.answer).wordsPerDelta(2).usage({ input: 40, output: 9 }).destroySocket({ afterEvents: 6 });
+  return scenario.for(protocol).text(context.content.answer).wordsPerDelta(2).usage({ input: 40, output: 9 }).destroySocket({ afterEvents: FIRST_WORDS_RECORDS[protocol] });
 }
 
 export const FAILOVER_SCENARIOS: readonly FailoverScenario[] = [
