@@ -20,9 +20,12 @@ export interface WatchContext {
  * stream alive; an SSE comment does not (decision 0400), so the clock is
  * read from the SSE record observer, which only ever sees records.
  *
- * One timer at a time, re-armed lazily: a record only notes its time, and a
- * timer that fires early sleeps again for what is left, so the per-record
- * cost is one clock read.
+ * One timer per attempt, re-armed lazily: a record only notes its time and
+ * a phase change only moves the deadline; the timer is set again only when
+ * the deadline came closer than it (a shorter limit) or when it fires early
+ * and time is left. A fault-free request pays one setTimeout and one
+ * clearTimeout; the turn's stop reaches the attempt through `abortWithTurn`,
+ * not a listener per attempt.
  */
 export class AttemptWatch {
   readonly #controller = new AbortController();
@@ -32,13 +35,18 @@ export class AttemptWatch {
   #lastRecordAt = 0;
   #phaseStartedAt = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the pending timer fires (epoch ms of the context's clock). */
+  #timerAt = Number.POSITIVE_INFINITY;
   #fired: { name: UpstreamTimeLimitName; ms: number } | undefined;
-  readonly #onTurnStop = (): void => this.#controller.abort(this.#context.signal.reason);
 
   constructor(context: WatchContext) {
     this.#context = context;
     if (context.signal.aborted) this.#controller.abort(context.signal.reason);
-    else context.signal.addEventListener('abort', this.#onTurnStop, { once: true });
+  }
+
+  /** The turn stopped (host abort, consumer, R4.7's limit): the attempt stops with it. */
+  abortWithTurn(reason: unknown): void {
+    this.#controller.abort(reason);
   }
 
   /** The attempt's own stop: the turn's, or a limit that fired. */
@@ -91,7 +99,7 @@ export class AttemptWatch {
   dispose(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#context.signal.removeEventListener('abort', this.#onTurnStop);
+    this.#timerAt = Number.POSITIVE_INFINITY;
   }
 
   #noteRecord(record: ObservedSseRecord<DecodedStreamEvent>): void {
@@ -99,8 +107,8 @@ export class AttemptWatch {
     if (this.#phase !== 'streaming') this.#enter('streaming');
     if (!this.#visibleText && hasVisibleText(record.events)) {
       this.#visibleText = true;
-      // The after-output limit is the shorter one: the timer armed for the before-output limit would fire late.
-      this.#arm();
+      // The after-output limit is the shorter one: the deadline may have come closer than the timer.
+      this.#schedule();
     }
   }
 
@@ -108,30 +116,37 @@ export class AttemptWatch {
     this.#phase = phase;
     this.#phaseStartedAt = this.#context.now();
     this.#lastRecordAt = this.#phaseStartedAt;
-    this.#arm();
+    this.#schedule();
   }
 
-  /** Sleeps until the current limit could have passed. */
-  #arm(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+  /** The current limit's deadline, or undefined when that limit is off. */
+  #deadline(): { limit: { name: UpstreamTimeLimitName; ms: number }; at: number } | undefined {
     const limit = pickUpstreamTimeLimit(this.#context.limits, this.#phase, this.#visibleText);
-    if (limit === undefined || this.#controller.signal.aborted) return;
+    if (limit === undefined) return undefined;
     const since = this.#phase === 'streaming' ? this.#lastRecordAt : this.#phaseStartedAt;
-    const wait = Math.max(0, since + limit.ms - this.#context.now());
-    this.#timer = setTimeout(this.#check, wait);
+    return { limit, at: since + limit.ms };
+  }
+
+  /** A timer no later than the deadline: a pending one that fires earlier is kept (it re-checks then). */
+  #schedule(): void {
+    if (this.#controller.signal.aborted) return;
+    const deadline = this.#deadline();
+    if (deadline === undefined || deadline.at >= this.#timerAt) return;
+    clearTimeout(this.#timer);
+    this.#timerAt = deadline.at;
+    this.#timer = setTimeout(this.#check, Math.max(0, deadline.at - this.#context.now()));
   }
 
   readonly #check = (): void => {
     this.#timer = undefined;
-    const limit = pickUpstreamTimeLimit(this.#context.limits, this.#phase, this.#visibleText);
-    if (limit === undefined) return;
-    const since = this.#phase === 'streaming' ? this.#lastRecordAt : this.#phaseStartedAt;
-    if (this.#context.now() - since < limit.ms) {
-      this.#arm();
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    const deadline = this.#deadline();
+    if (deadline === undefined || this.#controller.signal.aborted) return;
+    if (this.#context.now() < deadline.at) {
+      this.#schedule();
       return;
     }
-    this.#fired = limit;
+    this.#fired = deadline.limit;
     this.#controller.abort('time-limit');
   };
 }

@@ -91,7 +91,6 @@ interface DestinationContext {
 
 /** Moving to a new destination: the host hears of it once, before its first request (R11.7). */
 async function announce<Native extends object>(turn: Turn<Native>, run: ChainRun, destination: ChainDestination, moved: Moved): Promise<TurnError | undefined> {
-  if (destination.index === 0) return undefined;
   const from = run.lastTried ?? run.chain.destinations[0]!;
   run.fallbacks += 1;
   turn.events.post({
@@ -130,7 +129,7 @@ async function runDestination<Native extends object>(
       run.skip(destination, 'circuit-open');
       return { kind: 'move', reason: 'circuit-open', error: undefined };
     }
-    if (retryNumber === 1) {
+    if (retryNumber === 1 && destination.index > 0) {
       const stoppedWhileMoving = await announce(turn, run, destination, context.moved);
       if (stoppedWhileMoving !== undefined) {
         if (permit !== 'none') permit.release();

@@ -80,7 +80,10 @@ export async function runAttempt<Native extends object>(turn: Turn<Native>, plan
   const { now } = turn.options;
   const startedAt = now();
   const { watch } = plan;
-  watch?.sending();
+  if (watch !== undefined) {
+    turn.activeWatch = watch;
+    watch.sending();
+  }
   const head = await sendRequest(turn, plan.native, plan.requestId, plan.route === undefined ? undefined : { adapter: plan.route.adapter, target: plan.route.target, signal: watch?.signal ?? turn.signal });
   let attempt: SegmentAttempt;
   if (head.stage !== 'responded') {
@@ -96,7 +99,10 @@ export async function runAttempt<Native extends object>(turn: Turn<Native>, plan
       attempt = { stage: 'read-failed', startedAt, endedAt: now(), thrown };
     }
   }
-  watch?.dispose();
+  if (watch !== undefined) {
+    watch.dispose();
+    turn.activeWatch = undefined;
+  }
   const run = judgeSegmentRun(turn, plan, attempt);
   turn.segments.push(run.record);
   if (plan.underRetry && run.verdict.kind === 'failed') {

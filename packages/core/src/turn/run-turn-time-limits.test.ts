@@ -123,6 +123,19 @@ describe('R11.4 upstream time limits, each with its own code', () => {
     expect(textOf(events)).toBe('late but fine');
   });
 
+  it('the host\'s abort reaches the chain\'s request in flight, which runs under its own limits', async () => {
+    vi.useFakeTimers();
+    const host = new AbortController();
+    const { run } = setup({ [PRIMARY]: [{ lines: [{ ping: 1 }], gapMs: 100, then: 'hang' }] }, { fallbacks: [], signal: host.signal });
+    const done = collectTurnEvents(run);
+    await vi.advanceTimersByTimeAsync(500);
+    host.abort();
+    await vi.advanceTimersByTimeAsync(10);
+    const events = await done;
+    expect(errorsOf(events)[0]).toMatchObject({ code: 'ABORTED' });
+    expect((await run.result).segments).toHaveLength(1);
+  });
+
   it('R4.7: the whole-turn limit spans the chain and names itself', async () => {
     vi.useFakeTimers();
     const { run, wire } = setup({ [PRIMARY]: [{ status: 503 }, { status: 503 }, { status: 503 }], [SECOND]: [{ lines: [{ ping: 1 }], gapMs: 1000, then: 'hang' }] }, {
