@@ -10,6 +10,9 @@
 // its bundle: `node bench/gateway/profile-by-source.mjs <dir>/<variant>/CPU…cpuprofile <dir>/<variant>/bundle.js <turns>`.
 // BENCH_TURN_METRICS=1 gives runTurn the gateway's stats sink (its metrics, no store), as
 // `turnguard serve` does, so the per-turn cost of the metrics is in the figure.
+// BENCH_TURN_CHAIN=1 gives runTurn what the gateway gives every turn since R11: the interactive
+// retry budget, decision 0400's time limits, one CircuitBreakers, no fallbacks, and a record
+// observer (a ref without them ignores the options and runs R1's loop).
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,10 +27,12 @@ const workDir = await mkdtemp(join(tmpdir(), 'tg-turn-bench-'));
 const packages = ['core', 'adapter-chat'];
 
 const withMetrics = process.env.BENCH_TURN_METRICS === '1';
+const withChain = process.env.BENCH_TURN_CHAIN === '1';
 const entry = `
 import { runTurn } from '@turnguard/core';
 import { chatAdapter } from '@turnguard/adapter-chat';
 ${withMetrics ? "import { createMeteredSink, GatewayMetrics } from '@turnguard/gateway-metrics';\nconst stats = createMeteredSink(new GatewayMetrics(), undefined);" : 'const stats = undefined;'}
+${withChain ? "import { CircuitBreakers, INTERACTIVE_RETRY_BUDGET, UPSTREAM_TIME_LIMIT_DEFAULTS } from '@turnguard/core';\nconst breakers = new CircuitBreakers();\nconst timeLimits = { ...UPSTREAM_TIME_LIMIT_DEFAULTS };\nconst drop = (process.env.BENCH_TURN_CHAIN_DROP ?? '').split(',');\nconst chain = () => { const options = { upstream: 'chat', fallbacks: [], retryBudget: INTERACTIVE_RETRY_BUDGET, timeLimits, circuitBreakers: breakers, observeSseRecords: () => ({ onRecord() {} }) }; for (const key of drop) delete options[key]; return options; };" : 'const chain = () => ({});'}
 const [chunks, reads, turns] = process.argv.slice(2).map(Number);
 const record = (fields) => 'data: ' + JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'b', ...fields }) + '\\n\\n';
 let text = record({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
@@ -54,7 +59,7 @@ async function runOne() {
   const started = performance.now();
   let first = 0;
   let count = 0;
-  for await (const _event of runTurn({ adapter: chatAdapter, request, target: { baseUrl: 'http://bench.invalid/v1' }, fetch, stats })) if (count++ === 0) first = performance.now() - started;
+  for await (const _event of runTurn({ adapter: chatAdapter, request, target: { baseUrl: 'http://bench.invalid/v1' }, fetch, stats, ...chain() })) if (count++ === 0) first = performance.now() - started;
   return [first, performance.now() - started];
 }
 for (let i = 0; i < 500; i++) await runOne();

@@ -20,6 +20,16 @@ const RULES = {
     if (client === 'codex' && !inOrder(run.output, 'turnguard-thought', MARK.recovered)) return 'expected the reasoning printed before the answer';
     return null;
   },
+  'fallback-503': (run) => (run.exitCode === 0 && has(run.output, MARK.fallback) ? null : 'expected exit 0 and the fallback\'s answer'),
+  // One whole answer: both halves printed as one sentence, and never the first half on its own
+  // (codex prints its final message twice, in the transcript and as the result; each must be whole).
+  'cut-continued': (run) => {
+    const whole = `${MARK.continuedFirst}${MARK.continuedRest}`;
+    if (run.exitCode !== 0 || !has(run.output, whole)) return 'expected exit 0 and the whole answer, its two halves joined';
+    const count = (text) => run.output.split(text).length - 1;
+    if (count(MARK.continuedFirst.trim()) !== count(whole)) return 'expected every first half followed by the rest';
+    return null;
+  },
   'failed-recovery': (run) => {
     if (run.exitCode === 0) return 'expected a non-zero exit';
     if (!/error|fail|cut|interrupt|disconnect/i.test(run.output)) return 'expected a visible error message';

@@ -10,7 +10,20 @@ export const MARK = {
   thought: 'turnguard-thought: weighing the two options before answering.',
   recovered: 'turnguard-recovered-answer: option B, because it keeps the turn alive.',
   partial: 'turnguard-partial-answer ',
+  fallback: 'turnguard-fallback-answer: the configured fallback answered for the primary.',
+  // One sentence the upstream sends in two requests: cut after the first half, continued with the rest (R11.6).
+  continuedFirst: 'turnguard-continued-answer: the first half of this sentence came from the cut stream ',
+  continuedRest: 'and the second half from the continuation.',
 };
+
+/** The model every chain of the harness's gateway config falls back to (fallback-503). */
+export const FALLBACK_MODEL = 'turnguard-fallback';
+
+/** A continuation request (R11.6): the client's messages end with the partial answer as an assistant prefill. */
+function isContinuation(body) {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
+  return messages.at(-1)?.role === 'assistant';
+}
 
 // Long enough to be a real think, so core's recovery has a checkpoint to carry.
 const THOUGHT = `${MARK.thought} ${'Option A is simpler, option B survives a cut. '.repeat(12)}`;
@@ -47,6 +60,10 @@ const SCENARIOS = {
   },
   'cut-thinking': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.recovered }] } : cutInsideThinking(protocol)),
   'failed-recovery': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.partial, open: true }], cut: true } : cutInsideThinking(protocol)),
+  // R11.2: the primary answers 503 every time; the configured fallback answers.
+  'fallback-503': (_protocol, body) => (body?.model === FALLBACK_MODEL ? { parts: [{ text: MARK.fallback }] } : { status: 503 }),
+  // R11.6: the answer is cut mid-text; the continuation request (its prefill the first half) gets the rest.
+  'cut-continued': (_protocol, body) => (isContinuation(body) ? { parts: [{ text: MARK.continuedRest }] } : { parts: [{ text: MARK.continuedFirst, open: true }], cut: true }),
 };
 
 /**

@@ -13,7 +13,7 @@ import { collapse } from './frame-log.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge } from './judge.mjs';
-import { DIRECT_SCENARIO_NAMES, SCENARIO_NAMES } from './replies.mjs';
+import { DIRECT_SCENARIO_NAMES, FALLBACK_MODEL, SCENARIO_NAMES } from './replies.mjs';
 import { summariseShapes } from './request-shape.mjs';
 import { runClient } from './run-client.mjs';
 import { startScriptedUpstream } from './scripted-upstream.mjs';
@@ -31,6 +31,8 @@ const PROMPTS = {
   'cut-thinking': 'Think it over, then pick option A or B.',
   'failed-recovery': 'Think it over, then pick option A or B.',
   'spliced-reference': 'Think it over, then pick option A or B.',
+  'fallback-503': 'Say the answer.',
+  'cut-continued': 'Say the whole sentence.',
 };
 const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun } };
 
@@ -64,7 +66,8 @@ function bringUpLoopback() {
 
 function countRoles(shapes) {
   const count = (role) => shapes.filter((shape) => shape.role === role).length;
-  return `upstream saw ${count('main')} main, ${count('recovery')} recovery, ${count('side')} side, ${shapes.filter((s) => !s.role).length} other`;
+  const failOver = count('fallback') + count('continuation') > 0 ? `, ${count('fallback')} fallback, ${count('continuation')} continuation` : '';
+  return `upstream saw ${count('main')} main, ${count('recovery')} recovery${failOver}, ${count('side')} side, ${shapes.filter((s) => !s.role).length} other`;
 }
 
 async function runScenario(clientKey, scenario, context) {
@@ -101,6 +104,28 @@ function printShapes(shapes, direct) {
   }
 }
 
+/**
+ * The gateway's config file (R11): every model falls back to the harness's fallback model, then
+ * to a continuer on a Messages upstream that takes a prefill (for codex, another family), and
+ * mid-answer continuation is on. The simple form's flags still point every route at the upstream.
+ */
+function writeGatewayConfig(upstreamPort) {
+  const path = join(CACHE, 'gateway-config.json');
+  const config = {
+    continuation: 'prefill',
+    // One gateway serves every scenario: cuts and 503s of earlier scenarios would open the primary's circuit
+    // (R11.5) and send later scenarios to the fallback. Circuits are the fault catalogue's to test.
+    circuitBreaker: false,
+    routing: {
+      upstreams: { 'scripted-messages': { protocol: 'messages', baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: 'client', prefill: 'messages' } },
+      models: { 'turnguard-continuer': { upstream: 'scripted-messages' } },
+      fallbacks: { '*': [FALLBACK_MODEL, 'turnguard-continuer'] },
+    },
+  };
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+  return path;
+}
+
 async function runInsideNamespace() {
   bringUpLoopback();
   for (const dir of [RUNS_DIR, OUTPUT_DIR]) {
@@ -109,7 +134,7 @@ async function runInsideNamespace() {
   }
   const binaries = installClients(ROOT, () => {});
   const upstream = await startScriptedUpstream();
-  const gateway = await startGateway(ROOT, upstream.port);
+  const gateway = await startGateway(ROOT, upstream.port, writeGatewayConfig(upstream.port));
   const clientShapes = [];
   const direct = process.argv.includes('--direct');
   if (direct) log('--direct: clients talk to the scripted upstream itself, no gateway');

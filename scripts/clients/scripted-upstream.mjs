@@ -4,7 +4,7 @@
 // model lists, token counts) so nothing fails for a reason outside the test.
 import http from 'node:http';
 import { sendMessageJson, streamMessage } from './messages-frames.mjs';
-import { replyFor } from './replies.mjs';
+import { FALLBACK_MODEL, replyFor } from './replies.mjs';
 import { describeRequest, parseJson, readBody } from './request-shape.mjs';
 import { sendResponseJson, streamResponse } from './responses-frames.mjs';
 import { fakeId, sendJson } from './sse.mjs';
@@ -31,10 +31,26 @@ function isMainRequest(protocol, body) {
   return protocol === 'responses' || (Array.isArray(body?.tools) && body.tools.length > 0);
 }
 
+/** An upstream error in the protocol's own shape (a 503 that the gateway's budget, then its fallback, handle). */
+function sendUnavailable(res, protocol) {
+  const body = protocol === 'messages'
+    ? { type: 'error', error: { type: 'api_error', message: 'Service unavailable (scripted)' }, request_id: fakeId('req_011') }
+    : { error: { message: 'Service unavailable (scripted)', type: 'server_error', param: null, code: null } };
+  sendJson(res, 503, body, protocol === 'messages' ? 'request-id' : 'x-request-id', fakeId('req_'));
+}
+
+/** Which kind of request a main one is: the chain's fallback, a continuation (R11.6), a recovery (R4), or the turn itself. */
+function roleOf(body, shape) {
+  if (shape.recovery) return 'recovery';
+  if (body?.model === FALLBACK_MODEL) return 'fallback';
+  return Array.isArray(body?.messages) && body.messages.at(-1)?.role === 'assistant' ? 'continuation' : 'main';
+}
+
 function answer(protocol, scenario, body, shape, res) {
   const main = isMainRequest(protocol, body);
-  shape.role = shape.recovery ? 'recovery' : main ? 'main' : 'side';
+  shape.role = main ? roleOf(body, shape) : 'side';
   const reply = main ? replyFor(scenario, protocol, body, shape.recovery) : { parts: [{ text: SIDE_ANSWER }] };
+  if (reply.status !== undefined) return sendUnavailable(res, protocol);
   if (body?.stream === true) return protocol === 'messages' ? streamMessage(res, reply) : streamResponse(res, reply);
   return protocol === 'messages' ? sendMessageJson(res, reply) : sendResponseJson(res, reply);
 }

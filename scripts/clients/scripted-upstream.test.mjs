@@ -92,3 +92,21 @@ test('a non-streaming main request gets the same script as JSON; a cut one is ha
   assert.ok(text.startsWith('{"id":"msg_01'), text.slice(0, 40));
   assert.throws(() => JSON.parse(text), SyntaxError);
 });
+
+test('fallback-503: the primary answers 503 every time, the fallback model the answer (R11.2)', async () => {
+  upstream.setScenario('fallback-503');
+  await assert.rejects(anthropic.messages.create({ model: 'claude-primary', max_tokens: 100, messages: USER, tools: TOOLS }), (error) => error.status === 503);
+  await assert.rejects(openai.responses.create({ model: 'gpt-primary', input: 'hi' }), (error) => error.status === 503);
+  const message = await anthropic.messages.stream({ model: 'turnguard-fallback', max_tokens: 100, messages: USER, tools: TOOLS }).finalMessage();
+  assert.equal(message.content[0].text, MARK.fallback);
+});
+
+test('cut-continued: the answer is cut mid-text; a request ending in the assistant prefill gets the rest (R11.6)', async () => {
+  upstream.setScenario('cut-continued');
+  const events = [];
+  for await (const event of await anthropic.messages.create({ model: 'm', max_tokens: 100, messages: USER, tools: TOOLS, stream: true })) events.push(event.type);
+  assert.ok(!events.includes('message_stop'), events.join(','));
+  const prefill = [...USER, { role: 'assistant', content: MARK.continuedFirst.trimEnd() }];
+  const rest = await anthropic.messages.stream({ model: 'm', max_tokens: 100, messages: prefill, tools: TOOLS }).finalMessage();
+  assert.equal(rest.content[0].text, MARK.continuedRest);
+});

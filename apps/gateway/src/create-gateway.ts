@@ -26,6 +26,9 @@ import { CREDENTIAL_ENV } from './forward/resolve-upstream-target.js';
 import { passThroughRequest } from './forward/pass-through-request.js';
 import { readOtelEnv } from './telemetry/read-otel-env.js';
 import { startGatewayTelemetry, type GatewayTelemetry } from './telemetry/start-gateway-telemetry.js';
+import { buildRetryBudget } from './config/failover-config.js';
+import { buildRoutingTable } from './routing/routing-table.js';
+import { createCircuitBreakers, declareConfiguredModels } from './forward/gateway-circuits.js';
 
 export interface GatewayOptions extends GatewayConfigInput {
   /** Where credentials come from when the client sends none (R8.5). Default: `process.env`. */
@@ -82,6 +85,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const logger = logDestination === undefined ? createSilentLogger() : createGatewayLogger(config.logLevel, config.logFormat, logDestination);
   const guard = createInboundGuard(config);
   const metrics = new GatewayMetrics();
+  declareConfiguredModels(metrics, config.routing);
+  // R11.5: one set of circuits per process (a fleet's replicas each keep their own, decision 0405).
+  const circuitBreakers = createCircuitBreakers(config, metrics, logger, now);
   const sockets = new Set<Socket>();
   let store: StatsStore | undefined;
   let mock: MockUpstreamHandle | undefined;
@@ -90,7 +96,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   let transport: NodeHttpFetch | undefined;
   let telemetry: GatewayTelemetry | undefined;
   // One undici dispatcher for the recovery routes and the pass-through ones (proxy variables from the gateway's env).
-  const upstreamTransport = (): NodeHttpFetch => (transport ??= createNodeHttpFetch({ env: env ?? process.env }));
+  const connectMs = config.timeLimits.connectMs;
+  const upstreamTransport = (): NodeHttpFetch =>
+    (transport ??= createNodeHttpFetch({ env: env ?? process.env, ...(typeof connectMs === 'number' ? { connectTimeoutMs: connectMs } : {}) }));
 
   /** Closes what `listen` opened besides the server: the transport's pools, the mock, the stats store. */
   const releaseResources = async (): Promise<void> => {
@@ -227,6 +235,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
           responseChains: new ResponseIdChains(),
           logger,
           telemetry,
+          routing: buildRoutingTable(config.routing, upstreams),
+          retryBudget: buildRetryBudget(config.retry),
+          circuitBreakers,
           ...(sseKeepAliveMs === undefined ? {} : { sseKeepAliveMs }),
           ...(config.debugDumps === undefined ? {} : { writeDebugDump: createTempDirDebugDumpWriter({ directory: config.debugDumps }) }),
         };

@@ -1,4 +1,4 @@
-import type { Message, Protocol, ToolHandler, TurnSettings, UsageSample } from '@turnguard/core';
+import type { Message, PrefillDialect, Protocol, ToolHandler, TurnSettings, UpstreamTarget, UpstreamTimeLimitOptions, UsageSample } from '@turnguard/core';
 import type { LoopbackUpstream } from '@turnguard/testkit/server';
 
 
@@ -90,14 +90,47 @@ export interface LoopScenario extends ScenarioBase {
   expectedTransitions: readonly string[];
 }
 
-export type ProbeScenario = TurnScenario | LoopScenario;
+/**
+ * One or more logical turns through runTurn's fail-over chain (R11): a
+ * fallback on the same mock (or another family's route on it), time limits,
+ * circuits shared by the turns, continuation. `build` says what each turn
+ * asks of runTurn besides the probe's own request.
+ */
+export interface FailoverScenario extends ScenarioBase {
+  engine: 'failover';
+  /** The turns run in order, with one `CircuitBreakers` and one clock between them. */
+  turns: number;
+  /** Moves the shared clock before turn `index` (0-based): a circuit's cool-down passing. */
+  advanceBefore?: (index: number) => number;
+  /** The chain options of every turn. */
+  chain(context: FailoverChainContext): FailoverChainOptions;
+}
+
+/** What a fail-over scenario's chain is built from. */
+export interface FailoverChainContext {
+  protocol: Protocol;
+  /** The mock's target for a protocol (the probe's own, or a fallback of another family). */
+  targetFor(protocol: Protocol): UpstreamTarget;
+}
+
+/** runTurn's fail-over options a scenario sets (R11); the probe adds the circuits and the clock. */
+export interface FailoverChainOptions {
+  fallbacks: Array<{ protocol: Protocol; model: string; upstream: string; prefill?: PrefillDialect }>;
+  prefill?: PrefillDialect;
+  timeLimits?: UpstreamTimeLimitOptions;
+  continuation?: 'off' | 'prefill';
+  /** Circuits shared by the scenario's turns (R11.5). */
+  circuit?: { failureThreshold: number; coolDownMs: number };
+}
+
+export type ProbeScenario = TurnScenario | LoopScenario | FailoverScenario;
 
 /** A content-free summary of one physical segment as the host saw it. */
 export interface SegmentProgress {
   /** 1-based, in the order the segments started. */
   index: number;
-  /** Why it started: the first request, a retry, a recovery, or the loop's next model call. */
-  cause: 'start' | 'retry' | 'recovery' | 'next-sample';
+  /** Why it started: the first request, a retry, a recovery, the loop's next model call, a fallback or a continuation (R11). */
+  cause: 'start' | 'retry' | 'recovery' | 'next-sample' | 'fallback' | 'continuation';
   reasoningChars: number;
   textChars: number;
   toolArgumentChars: number;

@@ -1,4 +1,4 @@
-import type { Protocol, UpstreamTarget } from '@turnguard/core';
+import { PROTOCOLS, type Protocol, type UpstreamTarget } from '@turnguard/core';
 import { createStatsStore, type StatsStore } from '@turnguard/stats';
 import { startLoopbackUpstream, type LoopbackUpstream, type ScenarioQueue } from '@turnguard/testkit/server';
 import type { ProbeTarget } from './cli/parse-probe-args.js';
@@ -50,11 +50,14 @@ function resolveTarget(target: ProbeTarget, upstream: LoopbackUpstream | undefin
   return buildMockTarget((upstream as LoopbackUpstream).baseUrl, protocol);
 }
 
-/** The mock must have served exactly the queued replies: a leftover or an extra request means the run went wrong. */
+/**
+ * The mock must have served exactly the queued replies: a leftover or an extra request means the run went wrong.
+ * Every protocol's queue counts: a fail-over scenario's fallback may speak another one (R11.1).
+ */
 function checkMockUsage(upstream: LoopbackUpstream, result: ProbeRunResult): void {
-  const queue = upstream[result.protocol] as ScenarioQueue<Protocol>;
-  if (queue.size > 0) result.mismatches.push(`${queue.size} queued mock replies were never requested`);
-  const served = upstream.requestsFor(result.protocol).length;
+  const left = PROTOCOLS.reduce((sum, protocol) => sum + (upstream[protocol] as ScenarioQueue<Protocol>).size, 0);
+  if (left > 0) result.mismatches.push(`${left} queued mock replies were never requested`);
+  const served = PROTOCOLS.reduce((sum, protocol) => sum + upstream.requestsFor(protocol).length, 0);
   if (served !== result.physicalRequests) result.mismatches.push(`the mock served ${served} requests but ${result.physicalRequests} were recorded`);
   result.passed = result.mismatches.length === 0;
 }
@@ -87,6 +90,7 @@ export async function runProbe(options: RunProbeOptions): Promise<ProbeReport> {
         const result = await runScenario(scenario, {
           protocol,
           target: resolveTarget(options.target, upstream, protocol),
+          ...(upstream === undefined ? {} : { targetFor: (other: Protocol) => resolveTarget(options.target, upstream, other) }),
           model: options.target.kind === 'real' ? options.target.model : MOCK_MODEL,
           content,
           timing: upstream === undefined ? undefined : timing,

@@ -100,6 +100,8 @@ export class ChatChunkEncoder {
       case 'retry':
       case 'heartbeat':
       case 'recovery-start':
+      case 'fallback':
+      case 'continuation-start':
       case 'tombstone':
       case 'warning':
         // Block boundaries are implicit in Chat; lifecycle events have no Chat wire form.

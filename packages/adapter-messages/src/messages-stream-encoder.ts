@@ -125,11 +125,15 @@ export class MessagesStreamEncoder {
         // R1.11: keeps the host's connection alive during a long wait; the SDK skips pings.
         return this.#frame('ping', { type: 'ping' });
       case 'recovery-start':
+      case 'fallback':
         // R8.7: segment 1 may have been cut inside a block (a thinking block with no stop). Close
-        // every open block before the recovery's blocks start: Claude Code builds one message per
-        // content_block_stop and answers with the last one (R8.2), and a start before the
-        // previous stop breaks the SDK's index order.
+        // every open block before the recovery's (or a fallback's, R11.2) blocks start: Claude
+        // Code builds one message per content_block_stop and answers with the last one (R8.2),
+        // and a start before the previous stop breaks the SDK's index order.
         return this.#stopOpenBlocks();
+      case 'continuation-start':
+        // R11.6: the continuation's text goes on in the open text block: nothing is closed.
+        return '';
       case 'retry':
       case 'tombstone':
       case 'warning':

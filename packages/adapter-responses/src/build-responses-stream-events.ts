@@ -87,10 +87,15 @@ export class ResponsesStreamEventBuilder {
       case 'finish':
         return this.finish(event.finishReason.unified);
       case 'recovery-start':
+      case 'fallback':
         // R8.7: segment 1 may have been cut inside an item (a reasoning item with no
         // output_item.done). Codex CLI keeps items in the order their `done` arrives and sends
-        // them back in that order (R8.2), so every open item is done before the recovery's start.
+        // them back in that order (R8.2), so every open item is done before the recovery's
+        // (or a fallback's, R11.2) start.
         return this.closeOpenItems();
+      case 'continuation-start':
+        // R11.6: the continuation's text goes on in the open message item.
+        return [];
       case 'retry':
       case 'heartbeat':
       case 'tombstone':

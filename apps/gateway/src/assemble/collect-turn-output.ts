@@ -18,6 +18,10 @@ export interface TurnOutput {
   error: TurnError | undefined;
   /** A recovery segment ran (its answer continues segment 1's). */
   recovered: boolean;
+  /** The turn moved to a fallback (R11.2): the answer is the fallback's alone. */
+  failedOver: boolean;
+  /** A continuation request went out (R11.6): its text goes on in the open text block. */
+  continued: boolean;
 }
 
 /**
@@ -35,6 +39,8 @@ export class TurnOutputCollector {
     finishReason: undefined,
     error: undefined,
     recovered: false,
+    failedOver: false,
+    continued: false,
   };
   private readonly open = new Map<string, OutputBlock>();
 
@@ -94,6 +100,17 @@ export class TurnOutputCollector {
         return;
       case 'recovery-start':
         output.recovered = true;
+        return;
+      case 'fallback':
+        // R11.7: the answer is the fallback's alone: a JSON client never saw what the failed attempt
+        // streamed (thinking of another model, without its signature).
+        this.open.clear();
+        output.blocks = [];
+        output.failedOver = true;
+        return;
+      case 'continuation-start':
+        // R11.6: the continuation's text goes on in the open text block.
+        output.continued = true;
         return;
       case 'text-end':
       case 'retry':

@@ -11,7 +11,8 @@ export const GATEWAY_CLI_USAGE = `Usage: turnguard serve [options]
        turnguard --version | --help
 
 turnguard serve: a local gateway that forwards POST /v1/chat/completions,
-/v1/messages and /v1/responses with retries (R1) and stream recovery (R4).
+/v1/messages and /v1/responses with retries (R1), stream recovery (R4) and
+fail-over (R11: routing, fallbacks, time limits, circuits; see the README).
 
   --config <file>             JSON config file (or TURNGUARD_CONFIG)
   --host <host>               listen address (TURNGUARD_HOST, default 127.0.0.1)
@@ -24,7 +25,10 @@ turnguard serve: a local gateway that forwards POST /v1/chat/completions,
                               with --mock ~/.turnguard/mock-stats.json)
   --no-stats                  record no stats
   --stream-recovery <v>       off | on | JSON of lowered limits (TURNGUARD_STREAM_RECOVERY)
-  --max-retries <n>           R1 retries (TURNGUARD_MAX_RETRIES, default 10)
+  --max-retries <n>           retries per upstream (TURNGUARD_MAX_RETRIES, default 4: R11.3's budget)
+  --time-limits <v>           off | JSON of upstream limits in ms: connectMs, responseHeadersMs,
+                              firstTokenMs, stallBeforeOutputMs, stallAfterOutputMs (TURNGUARD_TIME_LIMITS)
+  --continuation <mode>       off | prefill: continue an answer cut mid-text (TURNGUARD_CONTINUATION, default off)
   --mock                      forward to the embedded offline mock upstream (TURNGUARD_MOCK=1)
   --debug-dumps <dir>         write one redacted JSON file (mode 600) per upstream 400 there (TURNGUARD_DEBUG_DUMPS)
   --auth-token <t>            the gateway's own token (prefer TURNGUARD_AUTH_TOKEN: flags show in ps)

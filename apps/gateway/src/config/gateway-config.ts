@@ -1,21 +1,18 @@
 import { PROTOCOLS, TurnError, resolveStreamRecoveryConfig, type Protocol, type StreamRecoveryOptions } from '@turnguard/core';
 import { DEFAULT_INBOUND_SETTINGS, INBOUND_KEYS, resolveInboundSettings, type InboundSettings } from './inbound-config.js';
 import { EMPTY_ROUTING_SETTINGS, parseRoutingSettings, type RoutingSettings } from '../routing/routing-schema.js';
+import { DEFAULT_FAILOVER_SETTINGS, FAILOVER_KEYS, RETRY_KEYS, resolveFailoverSettings, type FailoverSettings, type GatewayRetrySettings } from './failover-config.js';
+
+export type { GatewayRetrySettings } from './failover-config.js';
 
 /** Where each route forwards to. Chat/Responses bases include `/v1`; the Messages base does not (as each SDK's `baseURL`). */
 export type UpstreamUrls = Record<Protocol, string>;
-
-export interface GatewayRetrySettings {
-  maxRetries?: number;
-  initialDelayMs?: number;
-  maxDelayMs?: number;
-}
 
 /**
  * The validated settings of one gateway. Provider credentials are
  * deliberately not part of it (R8.5); the gateway's own token is (R8.9).
  */
-export interface GatewayConfig extends InboundSettings {
+export interface GatewayConfig extends InboundSettings, FailoverSettings {
   host: string;
   /** 0 = any free port. */
   port: number;
@@ -35,6 +32,12 @@ export interface GatewayConfig extends InboundSettings {
 
 /** A config as given by a file, the environment or flags: every key optional. */
 export interface GatewayConfigInput extends Partial<Omit<InboundSettings, 'authToken'>> {
+  /** R11.4: `false`, or limits laid over decision 0400's defaults (each `false` or milliseconds). */
+  timeLimits?: false | FailoverSettings['timeLimits'];
+  /** R11.5: `false`, or thresholds laid over Envoy-like defaults. */
+  circuitBreaker?: false | Partial<Exclude<FailoverSettings['circuitBreaker'], false>>;
+  /** R11.6: `prefill` turns mid-answer continuation on. */
+  continuation?: FailoverSettings['continuation'];
   authToken?: string | null;
   host?: string;
   port?: number;
@@ -65,11 +68,11 @@ export const DEFAULT_GATEWAY_CONFIG: GatewayConfig = {
   routing: EMPTY_ROUTING_SETTINGS,
   debugDumps: undefined,
   ...DEFAULT_INBOUND_SETTINGS,
+  ...DEFAULT_FAILOVER_SETTINGS,
 };
 
-const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', 'routing', 'debugDumps', ...INBOUND_KEYS]);
+const TOP_LEVEL_KEYS = new Set(['host', 'port', 'upstreams', 'maxBodyBytes', 'statsPath', 'streamRecovery', 'retry', 'mock', 'routing', 'debugDumps', ...INBOUND_KEYS, ...FAILOVER_KEYS]);
 const UPSTREAM_KEYS = new Set<string>(PROTOCOLS);
-const RETRY_KEYS = new Set(['maxRetries', 'initialDelayMs', 'maxDelayMs']);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -146,7 +149,7 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
       if (value === undefined) continue;
       const previous = merged[key];
       // Nested groups merge key by key; an unset key in a later layer keeps the earlier value.
-      merged[key] = (key === 'upstreams' || key === 'retry') && isPlainObject(value) ? { ...(isPlainObject(previous) ? previous : {}), ...dropUndefined(value) } : value;
+      merged[key] = (key === 'upstreams' || key === 'retry' || key === 'timeLimits') && isPlainObject(value) ? { ...(isPlainObject(previous) ? previous : {}), ...dropUndefined(value) } : value;
     }
   }
   const config: GatewayConfig = { ...DEFAULT_GATEWAY_CONFIG, upstreams: { ...DEFAULT_GATEWAY_CONFIG.upstreams } };
@@ -178,6 +181,11 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
     if (retry.maxRetries !== undefined) settings.maxRetries = readInteger(retry.maxRetries, 'retry.maxRetries', 0, 100);
     if (retry.initialDelayMs !== undefined) settings.initialDelayMs = readInteger(retry.initialDelayMs, 'retry.initialDelayMs', 0, 600_000);
     if (retry.maxDelayMs !== undefined) settings.maxDelayMs = readInteger(retry.maxDelayMs, 'retry.maxDelayMs', 0, 3_600_000);
+    if (retry.failOverAfter !== undefined) settings.failOverAfter = readInteger(retry.failOverAfter, 'retry.failOverAfter', 1, 100);
+    if (retry.retryWindowMs !== undefined) settings.retryWindowMs = readInteger(retry.retryWindowMs, 'retry.retryWindowMs', 0, 86_400_000);
+    if (retry.maxServerWaitMs !== undefined) settings.maxServerWaitMs = readInteger(retry.maxServerWaitMs, 'retry.maxServerWaitMs', 0, 86_400_000);
+    if (retry.burstAttempts !== undefined) settings.burstAttempts = readInteger(retry.burstAttempts, 'retry.burstAttempts', 1, 100);
+    if (retry.burstWindowMs !== undefined) settings.burstWindowMs = readInteger(retry.burstWindowMs, 'retry.burstWindowMs', 0, 600_000);
     config.retry = settings;
   }
   if (merged.debugDumps !== undefined && merged.debugDumps !== null) {
@@ -190,5 +198,5 @@ export function resolveGatewayConfig(...layers: GatewayConfigInput[]): GatewayCo
   }
   // R11.1: a later layer's routing section replaces an earlier one whole (only the file sets it today).
   if (merged.routing !== undefined) config.routing = parseRoutingSettings(merged.routing);
-  return { ...config, ...resolveInboundSettings(merged, config.host) };
+  return { ...config, ...resolveInboundSettings(merged, config.host), ...resolveFailoverSettings(merged) };
 }

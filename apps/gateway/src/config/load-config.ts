@@ -15,6 +15,8 @@ export const SERVE_FLAGS = {
   'no-stats': { type: 'boolean' },
   'stream-recovery': { type: 'string' },
   'max-retries': { type: 'string' },
+  'time-limits': { type: 'string' },
+  continuation: { type: 'string' },
   mock: { type: 'boolean' },
   'debug-dumps': { type: 'string' },
   'auth-token': { type: 'string' },
@@ -58,6 +60,17 @@ function toStreamRecovery(text: string | undefined, option: string): false | Str
   }
 }
 
+/** `off`/`false` → every upstream time limit off (R11.4); otherwise a JSON object of limits. */
+function toTimeLimits(text: string | undefined, option: string): GatewayConfigInput['timeLimits'] {
+  if (text === undefined) return undefined;
+  if (text === 'off' || text === 'false') return false;
+  try {
+    return JSON.parse(text) as GatewayConfigInput['timeLimits'];
+  } catch {
+    return rejectConfig(`${option} must be "off" or a JSON object of limits in milliseconds.`, option);
+  }
+}
+
 function toBoolean(text: string | undefined, option: string): boolean | undefined {
   if (text === undefined) return undefined;
   if (text === '1' || text === 'true') return true;
@@ -84,6 +97,8 @@ export function readEnvironmentLayer(env: Record<string, string | undefined>): G
     statsPath: env.TURNGUARD_STATS_FILE,
     streamRecovery: toStreamRecovery(env.TURNGUARD_STREAM_RECOVERY, 'TURNGUARD_STREAM_RECOVERY'),
     retry: { maxRetries: toInteger(env.TURNGUARD_MAX_RETRIES, 'TURNGUARD_MAX_RETRIES') },
+    timeLimits: toTimeLimits(env.TURNGUARD_TIME_LIMITS, 'TURNGUARD_TIME_LIMITS'),
+    continuation: env.TURNGUARD_CONTINUATION as GatewayConfigInput['continuation'],
     mock: toBoolean(env.TURNGUARD_MOCK, 'TURNGUARD_MOCK'),
     debugDumps: env.TURNGUARD_DEBUG_DUMPS,
     authToken: env.TURNGUARD_AUTH_TOKEN,
@@ -121,6 +136,8 @@ function readFlagLayer(flags: ServeFlagValues): GatewayConfigInput {
     statsPath: flags['no-stats'] === true ? null : flags['stats-file'],
     streamRecovery: toStreamRecovery(flags['stream-recovery'], '--stream-recovery'),
     retry: { maxRetries: toInteger(flags['max-retries'], '--max-retries') },
+    timeLimits: toTimeLimits(flags['time-limits'], '--time-limits'),
+    continuation: flags.continuation as GatewayConfigInput['continuation'],
     mock: flags.mock,
     debugDumps: flags['debug-dumps'],
     authToken: flags['auth-token'],

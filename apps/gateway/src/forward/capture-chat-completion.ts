@@ -31,7 +31,7 @@ export class ChatCompletionCapture extends SseRecordCapture {
     };
   }
 
-  bodyFor(rendered: Json, recovered: boolean): Json {
+  bodyFor(rendered: Json, recovered: boolean, continued = false): Json {
     const body = this.#body;
     const shown = Array.isArray(rendered.choices) && isRecord(rendered.choices[0]) ? rendered.choices[0] : undefined;
     if (body === undefined || this.broken || !body.started || shown === undefined) return rendered;
@@ -40,6 +40,8 @@ export class ChatCompletionCapture extends SseRecordCapture {
     const choice = choices.find((entry) => entry.index === 0);
     if (choice === undefined) choices.unshift(shown);
     else useRenderedContent(choice, shown, body.flawsOf(0), recovered);
+    // R11.6: the continuation's body holds only what followed the prefill; the client's text is the whole answer.
+    if (continued && choice !== undefined) (choice.message as Json).content = (shown.message as Json).content;
     // R5: after a recovery the turn's usage, never segment 2's alone; a stream with no usage chunk, the turn's too.
     if ((recovered || completion.usage == null) && rendered.usage !== undefined) completion.usage = rendered.usage;
     // OpenAI pads streamed chunks (`stream_options.include_obfuscation`); a non-streaming body never has it.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runTurn, TurnError, type DebugDump, type FetchFunction, type Protocol, type StatsSink, type TurnResult } from '@turnguard/core';
+import { runTurn, TurnError, type ResponseBodyInfo, type CircuitBreakers, type DebugDump, type FetchFunction, type Protocol, type RetryBudget, type StatsSink, type TurnResult } from '@turnguard/core';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { parseJsonObject, readRequestBody } from '../http/read-request-body.js';
 import { sendProtocolError } from '../http/send-json.js';
@@ -11,7 +11,8 @@ import { createEventFilter } from './observe-turn-events.js';
 import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
 import { SseRecordRelay } from './sse-record-relay.js';
 import { TurnStatsSink } from './turn-stats-sink.js';
-import { resolveUpstreamTarget, withClientQuery } from './resolve-upstream-target.js';
+import { planTurnRoute, type TurnRoute } from './plan-turn-route.js';
+import type { RoutingTable } from '../routing/routing-table.js';
 import type { ResponseIdChains } from './response-id-chains.js';
 import { noteRefusal } from '../logging/access-log.js';
 import { UpstreamResponses } from './record-upstream-responses.js';
@@ -41,6 +42,12 @@ export interface ForwardContext {
   logger?: GatewayLogger;
   /** R12.1: OpenTelemetry when the OTEL_* variables ask for it; undefined: off. */
   telemetry?: GatewayTelemetry;
+  /** R11.1: the named upstreams, model routes and fallback chains, with the simple form's upstreams. */
+  routing: RoutingTable;
+  /** R11.3: the retry budget every turn gets (the interactive one, with the config's `retry` keys). */
+  retryBudget: RetryBudget;
+  /** R11.5: this process's circuits; undefined when turned off. */
+  circuitBreakers: CircuitBreakers | undefined;
 }
 
 function wantsChatUsage(body: Record<string, unknown>): boolean {
@@ -71,13 +78,16 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     } else response.destroy();
     return;
   }
-  let target;
+  let route: TurnRoute;
   try {
-    target = resolveUpstreamTarget({ protocol, baseUrl: withClientQuery(context.upstreams[protocol], request.url), headers: request.headers, env: context.env, mock: context.config.mock });
+    route = planTurnRoute({ table: context.routing, protocol, body, headers: request.headers, requestUrl: request.url, env: context.env, mock: context.config.mock });
   } catch (error) {
     rejectRequest(error as TurnError);
     return;
   }
+  // The access log and metrics name the model as the client asked for it; the body carries the upstream's name for it.
+  const clientModel = typeof body.model === 'string' ? body.model : undefined;
+  body = route.body;
 
   // Client disconnect stops the turn through its own iterator (R8.4): no AbortController and
   // listener per request on the first-byte path (decision 0204).
@@ -99,17 +109,31 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const stats = new TurnStatsSink(context.sink, upstream);
   // Streaming: the upstream's own records, as core's framer read them, judged one by one (R8.13).
   const output = body.stream === true ? new SseRecordRelay({ protocol, clientWantsUsage: !dropUsage, onDroppedAfterEnd: () => stats.noteDroppedAfterEnd() }) : undefined;
-  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235), read from the same records.
+  // JSON: the upstream's own object is what the client gets (R8.6, decisions 0234, 0235), read from the same records;
+  // a body of another family (R11.1) is never read as the client's.
   const upstreamObject = output === undefined ? captureUpstreamObject(protocol, () => stats.noteDroppedAfterEnd()) : undefined;
-  const observer = output ?? upstreamObject!;
+  let lastBodyForeign = false;
+  const observeBody = (info: ResponseBodyInfo) => {
+    lastBodyForeign = info.protocol !== undefined && info.protocol !== protocol;
+    if (output !== undefined) return output.observeBody(info);
+    return lastBodyForeign ? undefined : upstreamObject!.observeBody(info);
+  };
   const requestModel = typeof body.model === 'string' ? body.model : undefined;
-  const watch = context.watchTurn(protocol, response, requestModel);
+  const watch = context.watchTurn(protocol, response, clientModel);
   let run;
   try {
     run = runTurn({
       adapter,
       request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
-      target,
+      target: route.target,
+      ...(route.targetAdapter === undefined ? {} : { targetAdapter: route.targetAdapter }),
+      upstream: route.upstream,
+      ...(route.prefill === undefined ? {} : { prefill: route.prefill }),
+      fallbacks: route.fallbacks,
+      retryBudget: context.retryBudget,
+      timeLimits: context.config.timeLimits,
+      continuation: context.config.continuation,
+      ...(context.circuitBreakers === undefined ? {} : { circuitBreakers: context.circuitBreakers }),
       fetch: upstream.wrap(context.fetch),
       // runTurn redacts a dump by this request's own credential values (its target's key and headers).
       retry: {
@@ -120,7 +144,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       streamRecovery: context.config.streamRecovery,
       stats,
       now: context.now,
-      observeSseRecords: (info) => observer.observeBody(info),
+      observeSseRecords: observeBody,
       telemetry: context.telemetry?.forRequest(request) ?? false,
     });
   } catch (error) {
@@ -128,7 +152,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     return;
   }
   watch.settle(run.result);
-  const keep = createEventFilter({ dropUsage });
+  const keep = createEventFilter({ dropUsage, onFallback: (event) => context.metrics.recordFallback(protocol, event.from.model, event.to.model, event.errorCode ?? event.reason) });
   // runTurn's one iterator: the relay pulls it directly (no wrapper per event, decision 0293).
   const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
@@ -145,7 +169,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const relayed =
     output !== undefined
       ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs, result: run.result })
-      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, result: run.result });
+      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, answeredByOtherFamily: () => lastBodyForeign, result: run.result });
   const remembersChain = protocol === 'responses' && body.store !== false;
   // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
   // whole stream (decision 0291).
@@ -157,6 +181,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     // The turn is recorded (R6.2) on every path, including a client that left, before this settles.
     return run.result.then((result) => {
       if (remembersChain) rememberRecoveredResponse(result, context.responseChains);
+      if (result.continued === true) context.metrics.recordContinuation(protocol, result.model ?? clientModel ?? 'none', result.outcome === 'ok' ? 'completed' : 'failed');
     });
   });
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FetchResponseHeaders } from '@turnguard/core';
+import { GATEWAY_OWN_REQUEST_HEADERS } from '../routing/parse-fallbacks-header.js';
 
 /**
  * Hop-by-hop headers (RFC 9110 §7.6.1, and the ones nginx/Envoy also drop):
@@ -14,7 +15,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'pro
  * framing are its own), and it decodes the body, so it asks for none of the
  * client's encodings. `host` and `content-length` belong to the new request.
  */
-export const RECOVERY_ROUTE_OWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'accept', 'accept-encoding', 'content-type']);
+export const RECOVERY_ROUTE_OWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'accept', 'accept-encoding', 'content-type', ...GATEWAY_OWN_REQUEST_HEADERS]);
 
 /** Names a `connection` header lists are hop-by-hop for this message too (RFC 9110 §7.6.1). */
 function listedInConnection(connection: string | string[] | undefined): Set<string> {

@@ -8,6 +8,8 @@ export interface ObserveOptions {
    * stay exact (R5.2).
    */
   dropUsage: boolean;
+  /** Told of each move to a fallback (R11.7: `turnguard_fallbacks_total`). */
+  onFallback?: (event: Extract<TurnEvent, { type: 'fallback' }>) => void;
 }
 
 /** Whether the client gets an event of runTurn's; called once per event, in order. */
@@ -23,10 +25,14 @@ export type EventFilter = (event: TurnEvent) => boolean;
  * and grows the young generation (decision 0293, bench/README.md per-stream memory).
  */
 export function createEventFilter(options: ObserveOptions): EventFilter {
-  return (event) => !(event.type === 'usage' && options.dropUsage);
+  const { dropUsage, onFallback } = options;
+  return (event) => {
+    if (event.type === 'fallback') onFallback?.(event);
+    return !(event.type === 'usage' && dropUsage);
+  };
 }
 
 /** Events that neither start the host-visible response nor end it: they can wait until the first one that does. */
 export function isPreludeEvent(event: TurnEvent): boolean {
-  return event.type === 'retry' || event.type === 'warning' || event.type === 'usage' || event.type === 'recovery-start';
+  return event.type === 'retry' || event.type === 'warning' || event.type === 'usage' || event.type === 'recovery-start' || event.type === 'fallback';
 }

@@ -5,9 +5,10 @@ import { createClientError } from '../http/protocol-error-body.js';
 import { sendProtocolError } from '../http/send-json.js';
 import type { UpstreamFamily } from '../protocol-routes.js';
 import { selectForwardedRequestHeaders } from './forwarded-headers.js';
+import { GATEWAY_OWN_REQUEST_HEADERS } from '../routing/parse-fallbacks-header.js';
 
 /** Only `host` (and `expect`, which undici refuses: it sends the body at once) are the new request's own: the body streams as it came, so its length and encodings stay the client's. */
-const PASS_THROUGH_OWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host', 'expect']);
+const PASS_THROUGH_OWN_REQUEST_HEADERS: ReadonlySet<string> = new Set(['host', 'expect', ...GATEWAY_OWN_REQUEST_HEADERS]);
 const HOP_BY_HOP_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
 
 export interface PassThroughTarget {

@@ -1,4 +1,4 @@
-import type { FetchFunction, FetchResponse } from '@turnguard/core';
+import type { FetchFunction, FetchResponse, Protocol } from '@turnguard/core';
 import { readResponseHeaderRecord } from './forwarded-headers.js';
 
 /** One upstream HTTP response as the client would have seen it directly. */
@@ -7,6 +7,8 @@ export interface UpstreamResponseSeen {
   headers: Record<string, string>;
   /** Error responses only: the body runTurn's classifyError read, to relay as it came (R8.6). */
   errorBody: string | undefined;
+  /** Error responses only: the protocol family of the endpoint that answered (a fallback may speak another, R11.1). */
+  protocol: Protocol | undefined;
 }
 
 /**
@@ -35,7 +37,7 @@ export class UpstreamResponses {
       this.latestGotHead = false;
       const response = await fetch(input, init);
       this.latestGotHead = true;
-      const seen: UpstreamResponseSeen = { status: response.status, headers: readResponseHeaderRecord(response.headers), errorBody: undefined };
+      const seen: UpstreamResponseSeen = { status: response.status, headers: readResponseHeaderRecord(response.headers), errorBody: undefined, protocol: undefined };
       this.last = seen;
       if (response.ok) {
         this.lastOk = seen;
@@ -48,6 +50,7 @@ export class UpstreamResponses {
         }
         return response;
       }
+      seen.protocol = protocolOfEndpoint(input);
       this.lastError = seen;
       return withRecordedText(response, seen);
     };
@@ -66,4 +69,13 @@ function withRecordedText(response: FetchResponse, seen: UpstreamResponseSeen): 
       return text;
     },
   };
+}
+
+/** The family of the endpoint an error came from (`…/chat/completions?x` → chat): the adapters post to their protocol's own path. */
+function protocolOfEndpoint(url: string): Protocol | undefined {
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  if (path.endsWith('/chat/completions')) return 'chat';
+  if (path.endsWith('/messages')) return 'messages';
+  return path.endsWith('/responses') ? 'responses' : undefined;
 }

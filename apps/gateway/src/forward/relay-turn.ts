@@ -30,6 +30,8 @@ export interface RelayOptions {
   onFirstByte(): void;
   /** runTurn's result, read once the events are done: what the client is told about the turn (R12.4). */
   result: Promise<TurnResult>;
+  /** JSON only: the answer came from a body of another protocol family (R11.1): none of the upstream's own object fits. */
+  answeredByOtherFamily?: () => boolean;
 }
 
 export interface SseRelayOptions extends RelayOptions {
@@ -189,6 +191,16 @@ export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   }
   // A recovered answer is segment 2's: its headers, as its ids (R8.6).
   const headers = selectRelayedResponseHeaders(options.upstream.lastOk?.headers ?? {});
-  const rendered = renderJsonBody(options.protocol, collector.output, options.requestModel);
-  sendJson(options.response, 200, options.upstreamObject?.bodyFor(rendered, collector.output.recovered) ?? rendered, headers);
+  const { output } = collector;
+  const foreign = options.answeredByOtherFamily?.() === true;
+  if (output.failedOver || foreign) {
+    // R11.7: the model that answered names the answer; another family's response id is none the client's protocol knows.
+    const result = await options.result;
+    if (result.model !== undefined) output.model = result.model;
+    if (foreign) output.responseId = undefined;
+  }
+  const rendered = renderJsonBody(options.protocol, output, options.requestModel);
+  // The upstream's own object only when the answering body spoke the client's protocol (R8.6, R11.1).
+  const body = foreign ? rendered : (options.upstreamObject?.bodyFor(rendered, output.recovered || output.continued, output.continued) ?? rendered);
+  sendJson(options.response, 200, body, headers);
 }

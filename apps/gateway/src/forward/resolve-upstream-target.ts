@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Protocol, UpstreamTarget } from '@turnguard/core';
 import { createClientError } from '../http/protocol-error-body.js';
 import { RECOVERY_ROUTE_OWN_REQUEST_HEADERS, selectForwardedRequestHeaders } from './forwarded-headers.js';
+import { resolveAttemptCredentials } from '../routing/key-source.js';
+import type { KeySource } from '../routing/routing-schema.js';
 
 /** Where a protocol's key is read from when the client sent none (the SDKs' own variable names). */
 export const CREDENTIAL_ENV: Record<Protocol, string> = {
@@ -45,6 +47,10 @@ export interface TargetContext {
   env: Record<string, string | undefined>;
   /** The embedded mock upstream needs no real key. */
   mock: boolean;
+  /** R11.1: where a configured upstream's key comes from; default: the client's, else the protocol's own variable. */
+  keySource?: KeySource;
+  /** R11.1: the upstream speaks another protocol family than the client (default false). */
+  crossFamily?: boolean;
 }
 
 /**
@@ -59,6 +65,7 @@ export interface TargetContext {
  * protocol's usual header for it.
  */
 export function resolveUpstreamTarget(context: TargetContext): UpstreamTarget {
+  if (context.keySource !== undefined || context.crossFamily === true) return resolveConfiguredTarget(context);
   const headers = selectForwardedRequestHeaders(context.headers, RECOVERY_ROUTE_OWN_REQUEST_HEADERS);
   if (readClientKey(context.headers) !== undefined) return { baseUrl: context.baseUrl, headers };
   const apiKey = context.env[CREDENTIAL_ENV[context.protocol]] ?? (context.mock ? 'turnguard-mock' : undefined);
@@ -71,6 +78,31 @@ export function resolveUpstreamTarget(context: TargetContext): UpstreamTarget {
     );
   }
   // An empty auth header the client sent must not blank the environment's key.
+  delete headers.authorization;
+  delete headers['x-api-key'];
+  return { baseUrl: context.baseUrl, apiKey, headers };
+}
+
+/**
+ * A configured upstream's target (R11.1, R8.5): its key from its key source.
+ * The same family gets the client's headers as the simple form does (R8.6);
+ * another family gets none of them — they are the client protocol's own
+ * (`anthropic-version`, `x-stainless-*`, its provider's key) — and its key
+ * from the environment, unless the config says the client's key is for it
+ * (`"apiKey": "client"`).
+ */
+function resolveConfiguredTarget(context: TargetContext): UpstreamTarget {
+  const keySource = context.keySource ?? { from: 'client-or-env', name: CREDENTIAL_ENV[context.protocol] };
+  const crossFamily = context.crossFamily === true;
+  const clientKey = readClientKey(context.headers);
+  const clientKeyFits = clientKey !== undefined && (!crossFamily || keySource.from === 'client');
+  const credentials = resolveAttemptCredentials(keySource, clientKeyFits, context.env);
+  const headers = crossFamily ? {} : selectForwardedRequestHeaders(context.headers, RECOVERY_ROUTE_OWN_REQUEST_HEADERS);
+  if (credentials.kind === 'client') return crossFamily ? { baseUrl: context.baseUrl, apiKey: clientKey!, headers } : { baseUrl: context.baseUrl, headers };
+  const apiKey = credentials.kind === 'key' ? credentials.apiKey : context.mock ? 'turnguard-mock' : undefined;
+  if (apiKey === undefined) {
+    throw createClientError(401, 'GATEWAY_MISSING_CREDENTIALS', `No API key for this upstream: looked for ${(credentials as { lookedFor: string }).lookedFor}.`, 'auth');
+  }
   delete headers.authorization;
   delete headers['x-api-key'];
   return { baseUrl: context.baseUrl, apiKey, headers };

@@ -19,7 +19,9 @@ import type { UpstreamResponses } from './record-upstream-responses.js';
 export function sendFinalFailure(response: ServerResponse, protocol: Protocol, error: TurnError, upstream: UpstreamResponses): void {
   if (response.headersSent || response.destroyed) return;
   const seen = upstream.lastError;
-  const isUpstreamsOwn = seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status;
+  // Relayed as it came only from an upstream of the client's own family: another's body is not in its protocol's shape (R11.1).
+  const isUpstreamsOwn =
+    seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status && (seen.protocol === undefined || seen.protocol === protocol);
   if (!isUpstreamsOwn) {
     const seenHeaders = upstream.last === undefined ? {} : selectRelayedResponseHeaders(upstream.last.headers);
     sendProtocolError(response, protocol, wordForClient(error), undefined, seenHeaders);

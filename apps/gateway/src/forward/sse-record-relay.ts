@@ -24,6 +24,9 @@ type Mode = 'holding' | 'raw' | 'encode';
 /** Where output goes before `start`: one function for every instance, not a closure each. */
 const writeNothing = (): void => undefined;
 
+/** Events after which raw output stops: what follows is another body's, or the encoder's error ending. */
+const SPLICES: ReadonlySet<TurnEvent['type']> = new Set(['recovery-start', 'fallback', 'continuation-start', 'error']);
+
 const SEQUENCE_NUMBER = /"sequence_number"\s*:\s*(\d+)/;
 const CR = 13;
 
@@ -67,6 +70,8 @@ export class SseRecordRelay {
   #failure: { error: unknown } | undefined;
   /** The protocol's end (a relayed end record, or the encoded final event), held for the turn's comment (R12.4). */
   #heldEnd = '';
+  /** The latest body speaks another protocol family (R11.1): its response id is not one the client's protocol knows. */
+  #foreignBody = false;
 
   constructor(options: SseRecordRelayOptions) {
     this.#options = options;
@@ -80,7 +85,8 @@ export class SseRecordRelay {
   observeBody(info: ResponseBodyInfo): SseRecordObserver<DecodedStreamEvent> | undefined {
     // The relayed body is over: what follows is the encoder's.
     if (this.#mode === 'raw') this.#splice();
-    if (this.#mode !== 'holding' || chooseBodyOutput(info) === 'encode') {
+    this.#foreignBody = info.protocol !== undefined && info.protocol !== this.#options.protocol;
+    if (this.#mode !== 'holding' || chooseBodyOutput(info, this.#options.protocol) === 'encode') {
       this.#body = undefined;
       return undefined;
     }
@@ -110,11 +116,11 @@ export class SseRecordRelay {
     for (const event of held) this.#writeEncoded(event);
   }
 
-  /** runTurn's next event: raw output stands for content events already; a recovery or a final error splices. */
+  /** runTurn's next event: raw output stands for content events already; a recovery, a fail-over, a continuation or a final error splices. */
   event(event: TurnEvent): void {
     this.#throwFailure();
     if (this.#mode === 'raw') {
-      if (event.type !== 'recovery-start' && event.type !== 'error') {
+      if (!SPLICES.has(event.type)) {
         if (event.type === 'finish') this.#finish = event;
         return;
       }
@@ -207,7 +213,8 @@ export class SseRecordRelay {
   }
 
   #writeEncoded(event: TurnEvent): void {
-    const text = this.#encoder.encodeEvent(event);
+    // R11.1: a response id of another family's is no id the client's protocol knows (a Responses client could not chain it); the encoder makes one.
+    const text = this.#encoder.encodeEvent(event.type === 'response-metadata' && this.#foreignBody ? { ...event, responseId: undefined } : event);
     // The final event is the turn's last: its records wait for the turn's comment (R12.4).
     if (event.type === 'finish' || event.type === 'error') this.#heldEnd += text;
     else if (text !== '') this.#write(text);

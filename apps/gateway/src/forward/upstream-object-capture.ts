@@ -20,9 +20,10 @@ export interface UpstreamObjectCapture {
    * The client's body, once the turn ended well: the last upstream body's
    * object, with `rendered` (built from the turn's events) where the
    * upstream's is wrong or, after a recovery, where the turn's differs
-   * (its output, its aggregated usage, R5). `rendered` when nothing was captured.
+   * (its output, its aggregated usage, R5), and after a continuation its
+   * whole text (R11.6). `rendered` when nothing was captured.
    */
-  bodyFor(rendered: Json, recovered: boolean): Json;
+  bodyFor(rendered: Json, recovered: boolean, continued?: boolean): Json;
 }
 
 /** `onDroppedAfterEnd`: a record came after the protocol's proper end and was left out (R8.13, counted). */

@@ -26,8 +26,9 @@ function readProxyVariable(env: GatewayEnv, name: string): string | undefined {
  * proxy in absolute form (`proxyTunnel: false`), which every forward proxy
  * accepts, while a CONNECT-only proxy still gets CONNECT for https.
  */
-export function createUpstreamDispatcher(env: GatewayEnv, ca?: string | Buffer): Dispatcher {
-  const tls = ca === undefined ? undefined : { ca };
+export function createUpstreamDispatcher(env: GatewayEnv, ca?: string | Buffer, connectTimeoutMs?: number): Dispatcher {
+  // R11.4: the connect limit is the transport's (only it can tell a connection from a response); undici's default is 10 s.
+  const tls = ca === undefined && connectTimeoutMs === undefined ? undefined : { ...(ca === undefined ? {} : { ca }), ...(connectTimeoutMs === undefined ? {} : { timeout: connectTimeoutMs }) };
   const httpProxy = readProxyVariable(env, 'http_proxy');
   const httpsProxy = readProxyVariable(env, 'https_proxy');
   if (httpProxy === undefined && httpsProxy === undefined) return new Agent({ ...AGENT_OPTIONS, ...(tls && { connect: tls }) });

@@ -20,6 +20,8 @@ export interface NodeHttpFetchOptions {
   env?: GatewayEnv;
   /** Certificates trusted for https upstreams instead of Node's bundle (an internal CA; tests). NODE_EXTRA_CA_CERTS works as usual. */
   ca?: string | Buffer;
+  /** R11.4: the connect limit (undici's own default: 10 s); its time-out is reported as `UPSTREAM_CONNECT_TIMEOUT`. */
+  connectTimeoutMs?: number;
 }
 
 /** A parsed upstream URL, as undici's `request()` takes it. */
@@ -49,7 +51,7 @@ const MAX_CACHED_TARGETS = 64;
  * every response header is readable, repeats included.
  */
 export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHttpFetch {
-  const dispatcher = createUpstreamDispatcher(options.env ?? process.env, options.ca);
+  const dispatcher = createUpstreamDispatcher(options.env ?? process.env, options.ca, options.connectTimeoutMs);
 
   // runTurn posts to a handful of endpoint URLs: each is parsed once, not per request.
   const targets = new Map<string, RequestTarget>();

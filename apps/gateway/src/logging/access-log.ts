@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { USAGE_FIELDS, type AggregatedTurnUsage, type KnownUsage, type TurnResult } from '@turnguard/core';
 import type { Logger } from 'pino';
 import { requestIdOf } from './request-id.js';
+import { isModelName, UNRECOGNIZED } from '../metrics/bounded-labels.js';
 
 /** What a request's handler tells the access log; never content or credentials (R8.11, R8.5). */
 interface AccessNotes {
@@ -87,6 +88,25 @@ function describeTurn(result: TurnResult): Record<string, unknown> {
     outcome: turnOutcome(result),
     tokens: knownTokens(result.usage),
     usageComplete: result.usage.complete,
+    ...describeChain(result),
+  };
+}
+
+/**
+ * R11.7: the fail-over part — the model that answered, fallbacks, a
+ * continuation, and each chain entry as `upstream/model:outcome[:code]` —
+ * names and codes only; absent when the turn never left its first entry.
+ */
+function describeChain(result: TurnResult): Record<string, unknown> {
+  const chain = result.chain;
+  if (chain === undefined || (chain.length <= 1 && result.continued !== true)) return {};
+  // A model named in the client's x-turnguard-fallbacks header is the client's text: logged only when it looks like a model name.
+  const name = (model: string | undefined): string | undefined => (model === undefined || isModelName(model) ? model : UNRECOGNIZED);
+  return {
+    answeredBy: result.outcome === 'ok' ? name(result.model) : undefined,
+    fallbacks: result.fallbacks ?? 0,
+    continued: result.continued === true,
+    chain: chain.map((entry) => `${entry.upstream}/${name(entry.model)}:${entry.outcome}${entry.errorCode === undefined ? '' : `:${entry.errorCode}`}${entry.skippedBecause === undefined ? '' : `:${entry.skippedBecause}`}`),
   };
 }
 

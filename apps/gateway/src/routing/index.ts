@@ -13,4 +13,4 @@ export { buildRoutingTable, type RoutingTable, type DefaultUpstreamUrls } from '
 export { resolveRoute, type RouteAttempt } from './resolve-route.js';
 export { parseFallbacksHeader, FALLBACKS_HEADER, GATEWAY_OWN_REQUEST_HEADERS, MAX_HEADER_FALLBACKS } from './parse-fallbacks-header.js';
 export { describeKeySource, resolveAttemptCredentials, type AttemptCredentials } from './key-source.js';
-export { findCrossFamilyBlockers } from './find-cross-family-blockers.js';
+export { findCrossFamilyBlockers } from '@turnguard/core';

@@ -37,7 +37,7 @@ describe('R11.1 routing config', () => {
   it('an unknown key names its full path and lists the valid keys', () => {
     const error = errorOf(() => parseRoutingSettings({ upstreams: { a: { protocl: 'chat', protocol: 'chat', baseUrl: 'http://x/v1' } } }));
     expect(error.code).toBe('GATEWAY_INVALID_CONFIG');
-    expect(error.message).toBe('routing.upstreams.a: unknown key "protocl"; valid keys: protocol, baseUrl, apiKey');
+    expect(error.message).toBe('routing.upstreams.a: unknown key "protocl"; valid keys: protocol, baseUrl, apiKey, prefill');
     expect(errorOf(() => parseRoutingSettings({ fallback: {} })).message).toBe('routing: unknown key "fallback"; valid keys: upstreams, models, fallbacks');
   });
 

@@ -1,4 +1,4 @@
-import { PROTOCOLS, TurnError, type Protocol } from '@turnguard/core';
+import { PROTOCOLS, TurnError, type PrefillDialect, type Protocol } from '@turnguard/core';
 import { z } from 'zod';
 
 /**
@@ -21,6 +21,13 @@ export interface UpstreamSettings {
   /** Without a trailing slash; Chat/Responses bases include `/v1`, the Messages base need not (decision 0260). */
   baseUrl: string;
   keySource: KeySource;
+  /**
+   * How this upstream takes a continuation's prefill (R11.6, decision 0401);
+   * `false`: never. Absent: Anthropic's own dialect on a Messages upstream,
+   * none on Chat or Responses (OpenAI reads a trailing assistant message as
+   * a finished turn). Only set when the config names it.
+   */
+  prefill?: PrefillDialect | false;
 }
 
 export interface ModelRoute {
@@ -38,6 +45,18 @@ export interface RoutingSettings {
 }
 
 export const EMPTY_ROUTING_SETTINGS: RoutingSettings = { upstreams: {}, models: {}, fallbacks: {} };
+
+/** Marks settings this module validated, so a resolved config handed back in (the CLI → createGateway) is not parsed again. */
+const VALIDATED = Symbol('turnguard.routing.validated');
+
+export function isValidatedRoutingSettings(value: unknown): value is RoutingSettings {
+  return typeof value === 'object' && value !== null && (value as { [VALIDATED]?: true })[VALIDATED] === true;
+}
+
+function markValidated(settings: RoutingSettings): RoutingSettings {
+  Object.defineProperty(settings, VALIDATED, { value: true, enumerable: false });
+  return settings;
+}
 
 /** The simple form's upstreams are named after their protocol (`upstreams.chat` …); a named upstream may not take those names. */
 export const IMPLICIT_UPSTREAM_NAMES: readonly string[] = PROTOCOLS;
@@ -78,10 +97,13 @@ const baseUrlSchema = z.string().check((context) => {
   }
 });
 
+const PREFILL_DIALECTS = ['messages', 'trailing-message', 'prefix-flag', 'continue-final-message'] as const satisfies readonly PrefillDialect[];
+
 const upstreamSchema = strictObject({
   protocol: z.enum(PROTOCOLS, { error: () => `must be one of ${PROTOCOLS.join(', ')}` }),
   baseUrl: baseUrlSchema,
   apiKey: keySourceSchema.optional(),
+  prefill: z.union([z.enum(PREFILL_DIALECTS), z.literal(false)], { error: () => `must be false or one of ${PREFILL_DIALECTS.join(', ')}` }).optional(),
 });
 
 const modelRouteSchema = strictObject({
@@ -159,6 +181,7 @@ function checkReferences(input: RoutingInput): string[] {
  */
 export function parseRoutingSettings(value: unknown): RoutingSettings {
   if (value === undefined) return EMPTY_ROUTING_SETTINGS;
+  if (isValidatedRoutingSettings(value)) return value;
   const parsed = routingSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
@@ -168,9 +191,14 @@ export function parseRoutingSettings(value: unknown): RoutingSettings {
   if (references.length > 0) rejectRouting(references[0]!.split(':')[0]!, references);
   const upstreams: Record<string, UpstreamSettings> = {};
   for (const [name, upstream] of Object.entries(parsed.data.upstreams ?? {})) {
-    upstreams[name] = { protocol: upstream.protocol, baseUrl: upstream.baseUrl.replace(/\/+$/, ''), keySource: toKeySource(upstream) };
+    upstreams[name] = {
+      protocol: upstream.protocol,
+      baseUrl: upstream.baseUrl.replace(/\/+$/, ''),
+      keySource: toKeySource(upstream),
+      ...(upstream.prefill === undefined ? {} : { prefill: upstream.prefill }),
+    };
   }
   const models: Record<string, ModelRoute> = {};
   for (const [name, route] of Object.entries(parsed.data.models ?? {})) models[name] = { upstream: route.upstream, model: route.model ?? name };
-  return { upstreams, models, fallbacks: { ...(parsed.data.fallbacks ?? {}) } };
+  return markValidated({ upstreams, models, fallbacks: { ...(parsed.data.fallbacks ?? {}) } });
 }

@@ -11,6 +11,8 @@ export type ProbePhase =
   | 'calling a tool'
   | 'waiting to retry'
   | 'recovering'
+  | 'failing over'
+  | 'continuing'
   | 'running tools'
   | 'finished'
   | 'failed';
@@ -70,6 +72,25 @@ export class ProgressTracker {
         this.#openSegment('recovery');
         this.#setPhase('recovering');
         return;
+      case 'fallback': {
+        const to = `${event.to.upstream}/${event.to.model}`;
+        if (event.reason === 'circuit-open') {
+          // No request went to the skipped model: the fallback's request is the segment already open.
+          this.#onNotice(`circuit open for ${event.from.upstream}/${event.from.model}: straight to ${to} (R11.5)`);
+          return;
+        }
+        this.#closeSegment();
+        this.#onNotice(`fail-over: ${event.from.model} → ${to} (${event.errorCode ?? event.reason}, R11.2)`);
+        this.#openSegment('fallback');
+        this.#setPhase('failing over');
+        return;
+      }
+      case 'continuation-start':
+        this.#closeSegment();
+        this.#onNotice(`answer ${event.reason === 'stall' ? 'stalled' : event.reason === 'malformed' ? 'broken' : 'cut'} mid-text: one continuation request with the answer so far as a prefill (R11.6)`);
+        this.#openSegment('continuation');
+        this.#setPhase('continuing');
+        return;
       case 'sample-start':
         // Every model call after the first is a new physical request, even one that failed without output.
         this.#sampleStarts += 1;
@@ -97,6 +118,13 @@ export class ProgressTracker {
       default:
         return;
     }
+  }
+
+  /** A fail-over scenario's next logical turn starts: its first request is a segment of its own. */
+  nextTurn(): void {
+    this.#closeSegment();
+    this.#openSegment('start');
+    this.#setPhase('connecting');
   }
 
   /** Called once the run has ended. */

@@ -22,6 +22,11 @@ export function describeEventForTrace(event: ObservedEvent): Record<string, unkn
       return { attempt: event.retryNumber, delayMs: event.delayMs, kind: event.kind, code: event.code, status: event.status };
     case 'recovery-start':
       return { recoveryId: event.recoveryId };
+    case 'fallback':
+      // Upstream and model names, a reason and a code: content-free (R11.7, R9.2).
+      return { from: `${event.from.upstream}/${event.from.model}`, to: `${event.to.upstream}/${event.to.model}`, toProtocol: event.to.protocol, reason: event.reason, code: event.errorCode };
+    case 'continuation-start':
+      return { continuationId: event.continuationId, to: `${event.to.upstream}/${event.to.model}`, reason: event.reason };
     case 'finish':
       return { finishReason: event.finishReason.unified, rawFinishReason: event.finishReason.raw };
     case 'error':

@@ -10,6 +10,8 @@ import { ProbeStatsSink } from './probe-stats-sink.js';
 export interface ScenarioRunContext {
   protocol: Protocol;
   target: UpstreamTarget;
+  /** The mock's target for any protocol (a fail-over scenario's fallback of another family); absent against a real upstream. */
+  targetFor?: (protocol: Protocol) => UpstreamTarget;
   model: string;
   content: ProbeContent;
   /** Shortened waits against the mock; `undefined` against a real upstream (the R1 defaults apply). */

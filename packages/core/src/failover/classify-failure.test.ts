@@ -16,6 +16,7 @@ describe('R11.2 failure classes', () => {
     ['empty stream (R1.1)', error({ kind: 'transport', details: { emptyStream: true } }), 'cut'],
     ['cut after output', error({ kind: 'stream_cut' }), 'cut'],
     ['malformed event', error({ kind: 'server', code: 'MALFORMED_CHUNK' }), 'malformed'],
+    ['malformed event after output (STREAM_CUT with the decoder\'s code)', error({ kind: 'stream_cut', details: { upstreamCode: 'MALFORMED_CHUNK' } }), 'malformed'],
     ['stall', error({ kind: 'timeout', code: 'STREAM_STALL' }), 'stall'],
     ['connect time-out', error({ kind: 'timeout', code: 'UPSTREAM_CONNECT_TIMEOUT' }), 'silent-route'],
     ['header time-out', error({ kind: 'timeout', code: 'UPSTREAM_HEADERS_TIMEOUT' }), 'silent-route'],

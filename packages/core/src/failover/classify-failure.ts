@@ -64,7 +64,8 @@ export function classifyFailure(
   if (error.code === 'FALLBACK_TRIGGERED') return 'fallback-signal';
   if (SILENT_ROUTE_CODES.has(error.code)) return 'silent-route';
   if (error.code === 'STREAM_STALL') return 'stall';
-  if (error.code === 'MALFORMED_CHUNK') return 'malformed';
+  // A malformed record after output is reported as STREAM_CUT with the decoder's code beside it (R1.2).
+  if (error.code === 'MALFORMED_CHUNK' || error.details['upstreamCode'] === 'MALFORMED_CHUNK') return 'malformed';
   if (error.kind === 'content_filter' || error.kind === 'refused_region') return 'content-filter';
   if (error.kind === 'auth') return 'auth';
   if (error.kind === 'prompt_too_long') return 'context-length';

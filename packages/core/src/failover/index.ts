@@ -38,3 +38,4 @@ export {
   type CircuitPermit,
   type CircuitAdmission,
 } from './circuit-breaker.js';
+export { findCrossFamilyBlockers } from './find-cross-family-blockers.js';

@@ -28,6 +28,10 @@ export interface SegmentFacts {
   responseId: string | undefined;
   /** The model the upstream named in its first `response-metadata`, when it named one (R12.1). */
   responseModel: string | undefined;
+  /** The answer text handed to the host, kept only for a mid-answer continuation's prefill (R11.6); '' otherwise. */
+  visibleText: string;
+  /** The text block the host has open (started, not ended), as the host knows its id: a continuation goes on in it (R11.6). */
+  openTextBlockId: string | undefined;
 }
 
 /** Content is what makes a retry visible to the host (R4.1); SegmentRecorder's `take` applies the same rules per case. */
@@ -95,6 +99,8 @@ export function createFacts(): SegmentFacts {
     lastOutputAt: undefined,
     responseId: undefined,
     responseModel: undefined,
+    visibleText: '',
+    openTextBlockId: undefined,
   };
 }
 

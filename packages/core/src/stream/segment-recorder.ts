@@ -21,6 +21,8 @@ export interface SegmentRules {
   keepReasoning: boolean;
   /** R4.7: the checkpoint's limit; reasoning past it is not kept (no recovery can follow). */
   reasoningMaxChars: number;
+  /** R11.6: the answer text handed out is kept for a continuation's prefill (only with continuation on). */
+  keepText?: boolean;
 }
 
 /**
@@ -51,11 +53,13 @@ export class SegmentRecorder {
   private batchTimeNoted = false;
   private readonly forwardToolCalls: boolean;
   private readonly blockIdPrefix: string;
+  private readonly keepText: boolean;
 
   constructor(private readonly rules: SegmentRules) {
     this.reasoning = new ReasoningText(rules.keepReasoning, rules.reasoningMaxChars);
     this.forwardToolCalls = rules.forwardToolCalls;
     this.blockIdPrefix = rules.blockIdPrefix;
+    this.keepText = rules.keepText === true;
   }
 
   /** A new batch came off the wire (or the segment starts): its content is output from now. */
@@ -82,6 +86,7 @@ export class SegmentRecorder {
     const { facts } = this;
     switch (event.type) {
       case 'text-delta':
+        if (this.keepText) facts.visibleText += event.delta;
         return this.takeOutput(event, noteTextDelta(facts, event.delta));
       case 'reasoning-delta':
         this.reasoning.add(event.delta);
@@ -97,7 +102,12 @@ export class SegmentRecorder {
       case 'reasoning-start':
         return this.takeOutput(event, isContentBlockStart(event));
       case 'text-start':
+        // R11.6: where a continuation's text goes on (block starts and ends are few: no cost per delta).
+        facts.openTextBlockId = this.blockIdPrefix + event.id;
+        return this.takeOutput(event, false);
       case 'text-end':
+        if (facts.openTextBlockId === this.blockIdPrefix + event.id) facts.openTextBlockId = undefined;
+        return this.takeOutput(event, false);
       case 'reasoning-end':
         return this.takeOutput(event, false);
       default:

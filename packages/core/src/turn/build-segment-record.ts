@@ -23,6 +23,12 @@ export interface SegmentRecordInput {
   attempt: SegmentAttempt;
   outcome: SegmentOutcome;
   errorCode: string | undefined;
+  /** The model the request asked for (R11.7). */
+  model: string;
+  upstream?: string;
+  protocol?: Protocol;
+  fallbackFrom?: string;
+  continuation?: boolean;
 }
 
 /**
@@ -63,12 +69,16 @@ export function buildSegmentRecord(input: SegmentRecordInput): SegmentRecord {
     responseId: facts?.responseId,
     status: attempt.stage === 'streamed' ? attempt.status : attempt.stage === 'http-error' ? attempt.error.status : undefined,
     responseModel: facts?.responseModel,
+    model: input.model,
+    ...(input.upstream === undefined ? {} : { upstream: input.upstream }),
+    ...(input.protocol === undefined ? {} : { protocol: input.protocol }),
+    ...(input.fallbackFrom === undefined ? {} : { fallbackFrom: input.fallbackFrom }),
+    ...(input.continuation === true ? { continuation: true } : {}),
   };
 }
 
 export interface SampleContext {
   protocol: Protocol;
-  model: string;
   recoveryId: string | undefined;
   recoveryScheduled: boolean;
   recovered: boolean;
@@ -80,8 +90,8 @@ export function buildUsageSample(record: SegmentRecord, context: SampleContext):
   const usage = pickKnownUsage(record.usage);
   return {
     time: record.startedAt,
-    protocol: context.protocol,
-    model: context.model,
+    protocol: record.protocol ?? context.protocol,
+    model: record.model,
     ok: record.outcome === 'ok',
     errorCode: record.errorCode,
     truncated: record.streamed && !record.terminalFrameSeen,
@@ -92,9 +102,12 @@ export function buildUsageSample(record: SegmentRecord, context: SampleContext):
     noUsage: Object.keys(usage).length === 0,
     recoveryId: context.recoveryId,
     attempt: record.segmentIndex,
-    recoveryAttempt: record.segmentIndex === 1,
+    // A continuation is segment 2 of its answer, but not an R4 recovery.
+    recoveryAttempt: record.segmentIndex === 1 && record.continuation !== true,
     recoveryScheduled: context.recoveryScheduled,
     recovered: context.recovered,
     warnings: Object.freeze([...context.warnings]),
+    ...(record.fallbackFrom === undefined ? {} : { fallbackFrom: record.fallbackFrom }),
+    ...(record.continuation === true ? { continuation: true } : {}),
   };
 }

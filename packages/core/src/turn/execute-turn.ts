@@ -6,7 +6,9 @@ import { buildRecoveryRequest } from './build-recovery-request.js';
 import { recordSample } from './record-sample.js';
 import { finishTurn, type TurnEnding } from './finish-turn.js';
 import { createStreamCutError } from './judge-segment-attempt.js';
-import { runAttempt, type SegmentRun } from './run-attempt.js';
+import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
+import { executeChainTurn } from './execute-chain-turn.js';
+import { runAttempt, type AttemptPlan, type SegmentRun } from './run-attempt.js';
 import { decideSegmentRecovery, describeRecoveryFailure, withoutDroppedToolCalls, type CutFacts } from './segment-recovery.js';
 import { recordTurnTelemetry } from '../telemetry/record-turn-telemetry.js';
 import type { Turn } from './turn.js';
@@ -18,6 +20,8 @@ import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
  * one `recordTurn` and a `TurnResult`. Never rejects.
  */
 export async function executeTurn<Native extends object>(turn: Turn<Native>): Promise<TurnResult> {
+  // R11: a fail-over chain runs segment 1 under its own budget, around the same runAttempt.
+  if (turn.options.chain !== undefined) return executeChainTurn(turn);
   let first: SegmentRun;
   try {
     turn.begin();
@@ -86,10 +90,23 @@ function firstSegmentRetryOptions<Native extends object>(turn: Turn<Native>): Re
   } satisfies RetryOptions);
 }
 
+/**
+ * The request a recovery is built from and where it goes: the host's own by
+ * default; in a fail-over chain, the destination segment 1 went to.
+ */
+export interface RecoveryVia {
+  adapter: ProtocolAdapter<object>;
+  request: object;
+  /** A chain's destination and a fresh time-limit watch for the recovery request (R11.4). */
+  plan?: () => Pick<AttemptPlan<object>, 'route' | 'watch'>;
+}
+
 /** Segment 1 was cut after output reached the host: recover once, or STREAM_CUT. */
-async function recoverCutSegment<Native extends object>(turn: Turn<Native>, first: SegmentRun, facts: CutFacts): Promise<TurnResult> {
+export async function recoverCutSegment<Native extends object>(turn: Turn<Native>, first: SegmentRun, facts: CutFacts, via?: RecoveryVia): Promise<TurnResult> {
   const { options } = turn;
-  const decision = decideSegmentRecovery(options, facts, turn.stopped !== undefined, options.now(), turn.deadlineAt);
+  const adapter: ProtocolAdapter<object> = via?.adapter ?? options.adapter;
+  const request: object = via?.request ?? options.request;
+  const decision = decideSegmentRecovery({ adapter, request, recovery: options.recovery }, facts, turn.stopped !== undefined, options.now(), turn.deadlineAt);
   if (!decision.recover) {
     recordSample(turn, first.record);
     // R4.9: a skipped recovery is STREAM_CUT, not retryable, so hosts do not resend the long turn.
@@ -104,7 +121,7 @@ async function recoverCutSegment<Native extends object>(turn: Turn<Native>, firs
   const recoveryId = options.createId();
   recordSample(turn, first.record, { recoveryId, recoveryScheduled: true });
   const recovery: TurnRecovery = { recoveryId, recovered: false, capacityCheck: decision.capacityCheck, maxOutputTokens: decision.maxOutputTokens };
-  const recoveryRequest = buildRecoveryRequest(options.adapter, options.request, facts.reasoningText, decision.maxOutputTokens);
+  const recoveryRequest = buildRecoveryRequest(adapter, request, facts.reasoningText, decision.maxOutputTokens);
   // Segment 1 is over: from here a limit that fires belongs to the recovery (segment 2),
   // also while the host still holds `recovery-start` (R4.9 names the segment that hit it).
   turn.armSegmentLimit(1);
@@ -118,7 +135,7 @@ async function recoverCutSegment<Native extends object>(turn: Turn<Native>, firs
   if (stoppedBetween !== undefined) return end(turn, { error: stoppedBetween, recovery });
 
   // The recovery segment is sent once and never retried: a third request is never made (R4.7).
-  const second = await runAttempt(turn, { segmentIndex: 1, native: recoveryRequest, requestId: options.createId(), underRetry: false });
+  const second = await runAttempt(turn, { segmentIndex: 1, native: recoveryRequest, requestId: options.createId(), underRetry: false, ...via?.plan?.() });
   const { verdict } = second;
   recovery.recovered = verdict.kind === 'ok' && verdict.facts.nonWhitespaceText && verdict.facts.terminalFrameSeen;
   recordSample(turn, second.record, { recoveryId, recoveryScheduled: true, recovered: recovery.recovered });
@@ -127,7 +144,7 @@ async function recoverCutSegment<Native extends object>(turn: Turn<Native>, firs
 }
 
 /** The turn's one end: its usage and final event go to the host, it is recorded, and its result settles (R6.2). */
-function end<Native extends object>(turn: Turn<Native>, ending: Partial<TurnEnding>): TurnResult {
+export function end<Native extends object>(turn: Turn<Native>, ending: Partial<TurnEnding>): TurnResult {
   turn.dispose();
   const result = finishTurn(turn, {
     error: ending.error,
@@ -140,7 +157,7 @@ function end<Native extends object>(turn: Turn<Native>, ending: Partial<TurnEndi
   return result;
 }
 
-function toUnexpectedError(thrown: unknown): TurnError {
+export function toUnexpectedError(thrown: unknown): TurnError {
   return new TurnError({
     kind: 'server',
     code: 'UNKNOWN',

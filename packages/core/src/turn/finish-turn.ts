@@ -20,8 +20,13 @@ export interface TurnEnding {
  * (`finish` or `error`), then `recordTurn` once (R6.2).
  */
 export function finishTurn<Native extends object>(turn: Turn<Native>, ending: TurnEnding): TurnResult {
+  const chain = turn.chainRun;
+  // A chain's answer is the last destination's: the one a request went to last (a recovery or continuation included).
+  if (chain !== undefined && ending.error === undefined) chain.answer();
+  // R11.7: the model that answered (or was asked last); its usage is the turn's, never mixed with another model's.
+  const model = chain === undefined ? turn.model : (chain.answeredBy?.model ?? chain.lastTried?.model ?? turn.model);
   // Only segments that streamed a 2xx body can have spent tokens; a 429 did not.
-  const streamed = turn.segments.filter((segment) => segment.streamed);
+  const streamed = turn.segments.filter((segment) => segment.streamed && (chain === undefined || segment.model === model));
   const usage = aggregateUsage(streamed.map((segment) => segment.usage));
   const knownUsage = pickKnownUsage(usage);
   if (Object.keys(knownUsage).length > 0) {
@@ -44,10 +49,14 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
 
   const endedAt = turn.options.now();
   const durationMs = endedAt - turn.startedAt;
+  const chainFacts =
+    chain === undefined
+      ? {}
+      : { chain: chain.entries.map((entry) => ({ ...entry })), fallbacks: chain.fallbacks, continued: chain.continuations > 0 };
   turn.recordTurn(() => ({
     time: turn.startedAt,
     protocol: turn.options.adapter.protocol,
-    model: turn.model,
+    model,
     outcome: turnOutcome(ending.error),
     errorCode: ending.error?.code,
     recovered: ending.recovery?.recovered === true,
@@ -56,6 +65,7 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
     durationMs,
     usage: knownUsage,
     usageComplete: usage.complete,
+    ...chainFacts,
   }));
   return {
     outcome: ending.error === undefined ? 'ok' : 'error',
@@ -67,6 +77,8 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
     recoverySkipped: ending.recoverySkipped,
     warnings: Object.freeze(turn.warnings),
     durationMs,
+    model,
+    ...chainFacts,
   };
 }
 

@@ -24,3 +24,6 @@ export {
 } from './decide-recovery.js';
 export { RECOVERY_INSTRUCTION, buildCheckpointMessage } from './checkpoint-message.js';
 export type { FetchFunction, FetchResponse, FetchResponseHeaders } from './send-request.js';
+export type { FailoverTarget, PrefillDialect } from './failover-options.js';
+export type { ChainEntry } from './chain-run.js';
+export type { BodyKind } from './run-turn.js';

@@ -13,7 +13,6 @@ export function recordSample<Native extends object>(turn: Turn<Native>, record: 
   turn.recordUsage(() =>
     buildUsageSample(record, {
       protocol: turn.options.adapter.protocol,
-      model: turn.model,
       warnings: turn.warnings,
       recoveryId: recovery.recoveryId,
       recoveryScheduled: recovery.recoveryScheduled ?? false,

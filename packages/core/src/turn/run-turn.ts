@@ -1,4 +1,9 @@
-import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import type { Protocol, ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
+import type { CircuitBreakers } from '../failover/circuit-breaker.js';
+import type { ContinuationMode } from '../failover/decide-failover.js';
+import type { RetryBudget } from '../failover/retry-budget.js';
+import type { UpstreamTimeLimitOptions } from '../failover/upstream-time-limits.js';
+import { resolveTurnChain, type FailoverTarget, type PrefillDialect, type TurnChain } from './failover-options.js';
 import type { RetryOptions } from '../retry/index.js';
 import type { SseRecordObserver } from '../stream/decode-sse-stream.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
@@ -43,14 +48,52 @@ export interface RunTurnOptions<Native extends object> {
   observeSseRecords?: (body: ResponseBodyInfo) => SseRecordObserver<DecodedStreamEvent> | undefined;
   /** R12.1: the finished turn's spans and metrics (`@opentelemetry/api`'s globals by default); `false`: none. */
   telemetry?: TurnTelemetryOptions | false;
+  /**
+   * R11.1: the targets tried after this one, in order, each with its own
+   * adapter (maybe another protocol family: the request then goes through
+   * the neutral form, and a request another family cannot answer faithfully
+   * skips that target), target and model. Giving any fail-over option runs
+   * segment 1 as a chain under `retryBudget`; without them, R1's own loop.
+   */
+  fallbacks?: readonly FailoverTarget[];
+  /**
+   * `target`'s own adapter when it speaks another protocol family than
+   * `request` (R11.1): the request is sent through the neutral form, as a
+   * cross-family fallback's is, and read back as neutral events.
+   */
+  targetAdapter?: ProtocolAdapter<object>;
+  /** This target's name (circuit key and records, R11.5, R11.7); default: the host of `target.baseUrl`. */
+  upstream?: string;
+  /** How this target takes a continuation's prefill (R11.6); absent: it is never sent one. */
+  prefill?: PrefillDialect;
+  /** R11.4: per-request time limits, each off unless given (R4.7's whole-turn limit still spans the chain). */
+  timeLimits?: UpstreamTimeLimitOptions;
+  /** R11.3: default R1.4's (`LIBRARY_RETRY_BUDGET`) with this call's `retry` numbers; the gateway passes `INTERACTIVE_RETRY_BUDGET`. */
+  retryBudget?: RetryBudget;
+  /** R11.6, opt-in: one continuation request after an answer was cut, stalled or broken mid-text. Default `off`. */
+  continuation?: ContinuationMode;
+  /** R11.5: the process's circuits; a target whose circuit is open is skipped (all open: the first is tried anyway). */
+  circuitBreakers?: CircuitBreakers;
 }
+
+/** What kind of body an SSE record observer is asked for. */
+export type BodyKind = 'attempt' | 'recovery' | 'continuation';
 
 /** Which response body an SSE record observer is asked for. */
 export interface ResponseBodyInfo {
-  /** 0: segment 1 (any of its attempts); 1: the recovery segment (R4). */
+  /** 0: segment 1 (any of its attempts, on any target of the chain); 1: the recovery (R4) or continuation (R11.6) segment. */
   segmentIndex: 0 | 1;
   /** The physical request's own id (R4.6). */
   requestId: string;
+  // runTurn sets each field below; they are optional so an observer can be driven by hand (tests).
+  /** Segment 1's, a recovery's (R4) or a continuation's (R11.6). */
+  kind?: BodyKind;
+  /** The protocol family the body speaks: another than the host's after a cross-family fail-over (R11.1). */
+  protocol?: Protocol;
+  /** The model the request asked for. */
+  model?: string;
+  /** The chain entry's upstream name, in a chain (R11.1). */
+  upstream?: string;
 }
 
 function rejectOption(message: string, option: string): never {
@@ -97,7 +140,9 @@ export function runTurn<Native extends object>(options: RunTurnOptions<Native>):
   validateOptions(options);
   // Bad recovery limits throw here, at call time (R4.8).
   const recovery = resolveStreamRecoveryConfig(options.streamRecovery);
-  const turn = new Turn(withDefaults(options, recovery));
+  // Bad fail-over options throw here too (R11).
+  const chain = resolveTurnChain(options);
+  const turn = new Turn(withDefaults(options, recovery, chain));
   let iterating = false;
   return {
     // Awaited with no iterator taken: the events are drained so the turn still runs to its end (and is recorded).
@@ -115,7 +160,7 @@ export function runTurn<Native extends object>(options: RunTurnOptions<Native>):
   };
 }
 
-function withDefaults<Native extends object>(options: RunTurnOptions<Native>, recovery: StreamRecoveryConfig): TurnOptions<Native> {
+function withDefaults<Native extends object>(options: RunTurnOptions<Native>, recovery: StreamRecoveryConfig, chain: TurnChain | undefined): TurnOptions<Native> {
   return {
     adapter: options.adapter,
     request: options.request,
@@ -131,6 +176,7 @@ function withDefaults<Native extends object>(options: RunTurnOptions<Native>, re
     inputWarnings: options.warnings ?? [],
     observeSseRecords: options.observeSseRecords,
     telemetry: options.telemetry,
+    chain,
   };
 }
 

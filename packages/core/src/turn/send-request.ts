@@ -1,3 +1,4 @@
+import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 import { attachPairingDiagnostic, readPairingTokens } from '../errors/attach-pairing-diagnostic.js';
 import { collectCredentialValues, redactCredentialText } from '../retry/redact-credentials.js';
 import type { TurnError } from '../errors/turn-error.js';
@@ -45,6 +46,13 @@ export function withRequestIdHeader(
   return result;
 }
 
+/** Where a chain's request goes and what stops it (R11.1, R11.4); the host's own adapter, target and the turn's stop otherwise. */
+export interface RequestRoute {
+  adapter: ProtocolAdapter<object>;
+  target: UpstreamTarget;
+  signal: AbortSignal;
+}
+
 /** What came back for one physical request before its stream is read: the body to read, or why there is none. */
 export type RequestHead =
   | { stage: 'responded'; body: ByteStream; status: number }
@@ -60,11 +68,13 @@ export type RequestHead =
  * whole prompt — and the streaming copy of the native request end with this
  * call, and are not held while the stream is read (R8: per-stream memory).
  */
-export async function sendRequest<Native extends object>(turn: Turn<Native>, native: Native, requestId: string): Promise<RequestHead> {
-  const { adapter, fetch, requestIdHeader } = turn.options;
-  const { signal } = turn;
+export async function sendRequest<Native extends object>(turn: Turn<Native>, native: Native, requestId: string, route?: RequestRoute): Promise<RequestHead> {
+  const { fetch, requestIdHeader } = turn.options;
+  const adapter: ProtocolAdapter<object> = route?.adapter ?? turn.options.adapter;
+  const target = route?.target ?? turn.target;
+  const signal = route?.signal ?? turn.signal;
   const streaming = adapter.withStreaming(native);
-  const http = adapter.buildHttpRequest(streaming, turn.target);
+  const http = adapter.buildHttpRequest(streaming, target);
   const headers = withRequestIdHeader(http.headers, requestIdHeader, requestId);
   let response: FetchResponse;
   try {
@@ -76,7 +86,7 @@ export async function sendRequest<Native extends object>(turn: Turn<Native>, nat
     return { stage: 'connect-failed', thrown };
   }
   if (response.ok) return { stage: 'responded', body: response.body ?? emptyBody(), status: response.status };
-  const error = await readHttpError(turn, streaming, response, http.headers);
+  const error = await readHttpError(turn, { adapter, target, signal }, streaming, response, http.headers);
   return error === ABORTED ? { stage: 'aborted-before-response' } : { stage: 'http-error', error };
 }
 
@@ -85,14 +95,15 @@ const emptyBody = (): ByteStream => new ReadableStream<Uint8Array>({ start: (con
 /** An error response's body, classified (R2): its text is read (raced like every await on the wire) and never keeps the key. */
 async function readHttpError<Native extends object>(
   turn: Turn<Native>,
-  native: Native,
+  route: RequestRoute,
+  native: object,
   response: FetchResponse,
   requestHeaders: Record<string, string>,
 ): Promise<TurnError | Aborted> {
-  const { adapter } = turn.options;
+  const { adapter } = route;
   let bodyText = '';
   try {
-    const raced = await raceAbort(response.text(), turn.signal);
+    const raced = await raceAbort(response.text(), route.signal);
     if (raced === ABORTED) return ABORTED;
     bodyText = raced;
   } catch {
@@ -103,7 +114,7 @@ async function readHttpError<Native extends object>(
     adapter.parseRequest(native).prompt.messages,
   );
   // R4.10: the upstream may echo the caller's key in its error text; the TurnError never keeps it.
-  error.message = redactCredentialText(error.message, collectCredentialValues({ apiKey: turn.target.apiKey, headers: requestHeaders }));
+  error.message = redactCredentialText(error.message, collectCredentialValues({ apiKey: route.target.apiKey, headers: requestHeaders }));
   const pairing = readPairingTokens(error);
   if (pairing !== undefined) turn.addWarning(`tool pairing rejected (HTTP 400); messages around it: ${pairing.join(' ') || '(id not in the request)'}`);
   return error;

@@ -32,6 +32,10 @@ export interface UsageSample {
   recovered: boolean;
   /** A frozen snapshot; never changes after the sample is recorded (R4.11). */
   warnings: readonly string[];
+  /** R11.7: the model this fallback request stood in for; absent on the chain's first target and without a chain. */
+  fallbackFrom?: string;
+  /** R11.6: the turn's mid-answer continuation request; absent otherwise. */
+  continuation?: boolean;
 }
 
 export type TurnOutcome = 'ok' | 'failed' | 'aborted';
@@ -40,6 +44,7 @@ export type TurnOutcome = 'ok' | 'failed' | 'aborted';
 export interface TurnRecord {
   time: number;
   protocol: Protocol;
+  /** The model that answered (the requested one without a chain, R11.7). */
   model: string;
   outcome: TurnOutcome;
   errorCode: string | undefined;
@@ -50,6 +55,12 @@ export interface TurnRecord {
   /** Aggregated known usage and whether every segment reported usage (R5.2). */
   usage: KnownUsage;
   usageComplete: boolean;
+  /** R11.7, with a fail-over chain only: each entry the turn reached (content-free). */
+  chain?: ReadonlyArray<{ upstream: string; model: string; outcome: 'answered' | 'failed' | 'skipped'; attempts: number; errorCode?: string; skippedBecause?: string }>;
+  /** R11.7: times the turn moved to another chain entry. */
+  fallbacks?: number;
+  /** R11.6: a continuation request was sent. */
+  continued?: boolean;
 }
 
 /**

@@ -1,8 +1,10 @@
+import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
 import type { Usage } from '../types/usage.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import type { RecoverySkipReason } from './decide-recovery.js';
+import type { ChainEntry } from './chain-run.js';
 
 export type SegmentOutcome = 'ok' | 'cut' | 'error' | 'timeout' | 'aborted';
 
@@ -38,6 +40,15 @@ export interface SegmentRecord {
   status?: number | undefined;
   /** The model the upstream said answered, when it said (R12.1: `gen_ai.response.model`). */
   responseModel?: string | undefined;
+  /** The model this request asked for (R11.7). */
+  model: string;
+  /** In a fail-over chain: the upstream it went to, and its protocol family. */
+  upstream?: string;
+  protocol?: Protocol;
+  /** In a fail-over chain: the model of the entry this request stood in for (R11.7). */
+  fallbackFrom?: string;
+  /** The turn's one mid-answer continuation request (R11.6). */
+  continuation?: boolean;
 }
 
 export interface AggregatedTurnUsage extends Usage {
@@ -66,6 +77,14 @@ export interface TurnResult {
   recoverySkipped: RecoverySkipReason | undefined;
   warnings: readonly string[];
   durationMs: number;
+  /** The model that answered, or the last one asked when none did (R11.7); runTurn always sets it. */
+  model?: string;
+  /** R11: each entry of the fail-over chain the turn reached, in order; absent without a chain. */
+  chain?: ChainEntry[];
+  /** R11.7: times the turn moved to another chain entry. */
+  fallbacks?: number;
+  /** R11.6: a continuation request was sent. */
+  continued?: boolean;
 }
 
 /** `AsyncIterable` of what the host sees, plus the final outcome. */

@@ -12,6 +12,9 @@ import type { StatsSink, TurnRecord, UsageSample } from './stats-sink.js';
 import type { SegmentRecord, TurnResult } from './turn-result.js';
 import type { RunTurnOptions } from './run-turn.js';
 import { executeTurn } from './execute-turn.js';
+import type { TurnChain } from './failover-options.js';
+import type { ChainRun } from './chain-run.js';
+import type { AttemptWatch } from './attempt-watch.js';
 
 /** runTurn's options with every default filled in. */
 export interface TurnOptions<Native extends object> {
@@ -29,6 +32,8 @@ export interface TurnOptions<Native extends object> {
   inputWarnings: readonly string[];
   observeSseRecords: RunTurnOptions<Native>['observeSseRecords'];
   telemetry: RunTurnOptions<Native>['telemetry'];
+  /** R11: the fail-over chain; undefined runs segment 1 under R1's own loop. */
+  chain: TurnChain | undefined;
 }
 
 export type StopCause =
@@ -53,6 +58,10 @@ export class Turn<Native extends object> implements SegmentNotices {
   readonly segments: SegmentRecord[] = [];
   /** Set by `begin`, on the host's first pull. */
   startedAt = 0;
+  /** R11: what a fail-over chain did, for the turn's end; undefined without a chain. */
+  chainRun: ChainRun | undefined;
+  /** R11.4: the time limits of the chain's request in flight, stopped with the turn. */
+  activeWatch: AttemptWatch | undefined;
   /** R4.7: the whole-turn limit runs from the turn's start; `streamRecovery: false` → no client-side limit (R4.8). */
   deadlineAt: number | undefined;
   readonly #controller = new AbortController();
@@ -110,7 +119,10 @@ export class Turn<Native extends object> implements SegmentNotices {
   stop(cause: StopCause): void {
     if (this.#stopCause !== undefined) return;
     this.#stopCause = cause;
-    this.#controller.abort(cause.by === 'host-signal' ? cause.reason : cause.by);
+    const reason = cause.by === 'host-signal' ? cause.reason : cause.by;
+    this.#controller.abort(reason);
+    // A chain's attempt runs under its own signal (R11.4): the turn's stop reaches it here, with no listener per attempt.
+    this.activeWatch?.abortWithTurn(reason);
   }
 
   /** The error that stands for the stop: ABORTED for host/consumer, the named time limit otherwise (R4.9). */

@@ -18,4 +18,4 @@ export type {
 export type { ToolDefinition, ToolChoice } from './tool-definition.js';
 export type { Prompt } from './prompt.js';
 export type { TurnSettings } from './turn-settings.js';
-export type { TurnEvent, TurnEventType, StreamEnd, DecodedStreamEvent } from './turn-event.js';
+export type { TurnEvent, TurnEventType, StreamEnd, DecodedStreamEvent, ChainHop } from './turn-event.js';

@@ -1,3 +1,4 @@
+import type { Protocol } from '../adapter/protocol-adapter.js';
 import type { TurnError } from '../errors/turn-error.js';
 import type { RetryEvent } from '../retry/with-retry.js';
 import type { FinishReason } from './finish-reason.js';
@@ -41,11 +42,32 @@ export type TurnEvent =
   | { type: 'heartbeat'; waitedMs: number; remainingMs: number }
   /** R4: a recovery segment starts after a cut thinking stream. */
   | { type: 'recovery-start'; recoveryId: string }
+  /**
+   * R11.2: the turn moves to the next target of its chain. Before any output
+   * the host sees the fallback's answer from its start; after relayed
+   * thinking its blocks follow (an encoder closes what is open, R8.7). A
+   * lifecycle notice: it has no wire form of its own.
+   */
+  | { type: 'fallback'; from: ChainHop; to: ChainHop; reason: string; errorCode?: string }
+  /**
+   * R11.6: one continuation request goes out after an answer was cut, stalled
+   * or broken mid-text; its text goes on in the block the host has open, so
+   * the host reads one whole answer.
+   */
+  | { type: 'continuation-start'; continuationId: string; to: ChainHop; reason: 'cut' | 'stall' | 'malformed' }
   /** R3.8: a message already emitted from an abandoned attempt is retracted. */
   | { type: 'tombstone'; messageId: string }
   | { type: 'warning'; message: string };
 
 export type TurnEventType = TurnEvent['type'];
+
+/** One destination of a fail-over chain as events and records name it: content-free (R4.10). */
+export interface ChainHop {
+  /** The upstream's name (a gateway's configured upstream, or the host's own name for it). */
+  upstream: string;
+  model: string;
+  protocol: Protocol;
+}
 
 /** The last item of every decoded stream: whether the protocol's terminal frame arrived (R7.2). */
 export interface StreamEnd {

@@ -13,8 +13,8 @@ import type { ScenarioBuilder } from '../scenario/builder.js';
 export type Fault =
   /** A complete answer; `build` picks the steps (default: a short text answer with usage). */
   | { kind: 'answer'; build?: (protocol: Protocol) => ScenarioBuilder<Protocol> }
-  /** An HTTP error in the protocol's own shape; `retryAfter` is sent verbatim as `retry-after`. */
-  | { kind: 'http-error'; status: number; retryAfter?: string; type?: string; code?: string; message?: string }
+  /** An HTTP error in the protocol's own shape; `retryAfter` is sent verbatim as `retry-after`, `retryAfterMs` as `retry-after-ms` (OpenAI's). */
+  | { kind: 'http-error'; status: number; retryAfter?: string; retryAfterMs?: number; type?: string; code?: string; message?: string }
   /** The socket is destroyed before any response header (ECONNRESET at the client). */
   | { kind: 'reset-before-headers' }
   /** The request is read and never answered: no header, no byte, the socket stays open. */
@@ -53,10 +53,11 @@ export type FaultRule = (context: FaultContext) => Fault;
 /** Builders, so scripts read as the catalogue does. */
 export const fault = {
   ok: (build?: (protocol: Protocol) => ScenarioBuilder<Protocol>): Fault => (build === undefined ? { kind: 'answer' } : { kind: 'answer', build }),
-  rateLimited: (options: { retryAfterSeconds?: number } = {}): Fault => ({
+  rateLimited: (options: { retryAfterSeconds?: number; retryAfterMs?: number } = {}): Fault => ({
     kind: 'http-error',
     status: 429,
     ...(options.retryAfterSeconds === undefined ? {} : { retryAfter: String(options.retryAfterSeconds) }),
+    ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }),
   }),
   serverError: (status = 500): Fault => ({ kind: 'http-error', status }),
   unavailable: (): Fault => ({ kind: 'http-error', status: 503 }),

@@ -116,7 +116,10 @@ export function renderFault(fault: Fault, protocol: Protocol, requestBody: unkno
     case 'answer':
       return plan(answer((fault.build ?? defaultAnswer)(protocol)));
     case 'http-error': {
-      const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
+      const headers: Record<string, string> = {
+        ...(fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter }),
+        ...(fault.retryAfterMs === undefined ? {} : { 'retry-after-ms': String(fault.retryAfterMs) }),
+      };
       const options = { headers, ...(fault.type === undefined ? {} : { type: fault.type }), ...(fault.code === undefined ? {} : { code: fault.code }), ...(fault.message === undefined ? {} : { message: fault.message }) };
       return plan(answer(scenario.for(protocol).httpError(fault.status, options)));
     }

@@ -1,6 +1,6 @@
-import type { Protocol } from '@turnguard/core';
+import type { Protocol } from '../adapter/protocol-adapter.js';
 import { describe, expect, it } from 'vitest';
-import { findCrossFamilyBlockers } from './find-cross-family-blockers.js';
+import { findCrossFamilyBlockers, withoutProviderTools } from './find-cross-family-blockers.js';
 
 const fn = (name: string) => ({ type: 'function', function: { name, parameters: {} } });
 
@@ -28,5 +28,15 @@ describe('R11.1 / decision 0403: what a fallback of another family cannot answer
   it('names features, never values', () => {
     const blockers = findCrossFamilyBlockers('responses', 'chat', { previous_response_id: 'resp_MARKER', tools: [{ type: 'web_search', secret: 'MARKER' }] });
     expect(JSON.stringify(blockers)).not.toContain('MARKER');
+  });
+});
+
+describe('R11.6 withoutProviderTools: a request that calls no tool needs none of the provider\'s own', () => {
+  it('drops provider-run tools, keeps function tools (the history may hold their calls)', () => {
+    const body = { model: 'm', tools: [fn('a'), { type: 'web_search' }, { type: 'mcp', server_label: 's' }] };
+    expect(withoutProviderTools('responses', body)).toEqual({ model: 'm', tools: [fn('a')] });
+    expect(withoutProviderTools('messages', { tools: [{ name: 'Bash', input_schema: {} }, { type: 'custom', name: 'R' }, { type: 'web_search_20250305', name: 'w' }] })).toEqual({ tools: [{ name: 'Bash', input_schema: {} }, { type: 'custom', name: 'R' }] });
+    const plain = { tools: [fn('a')] };
+    expect(withoutProviderTools('chat', plain)).toBe(plain);
   });
 });

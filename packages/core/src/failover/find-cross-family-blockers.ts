@@ -1,4 +1,4 @@
-import type { Protocol } from '@turnguard/core';
+import type { Protocol } from '../adapter/protocol-adapter.js';
 
 /**
  * What in a client's native request cannot be answered faithfully by an
@@ -11,14 +11,33 @@ export function findCrossFamilyBlockers(clientProtocol: Protocol, targetProtocol
   if (clientProtocol === targetProtocol || !isRecord(body)) return [];
   const blockers = new Set<string>();
   for (const tool of Array.isArray(body.tools) ? body.tools : []) {
-    const type = isRecord(tool) && typeof tool.type === 'string' ? tool.type : undefined;
-    // Function tools translate; Messages' plain tools have no type (or `custom`). Anything else runs at the provider.
-    if (type !== undefined && type !== 'function' && !(clientProtocol === 'messages' && type === 'custom')) blockers.add(`tool:${type}`);
+    const type = providerToolType(clientProtocol, tool);
+    if (type !== undefined) blockers.add(`tool:${type}`);
   }
   if (clientProtocol === 'responses') readResponsesBlockers(body, targetProtocol, blockers);
   if (clientProtocol === 'chat') readChatBlockers(body, targetProtocol, blockers);
   if (clientProtocol === 'messages') readMessagesBlockers(body, blockers);
   return [...blockers];
+}
+
+/** Function tools translate; Messages' plain tools have no type (or `custom`). Any other type runs at the provider: its type. */
+function providerToolType(clientProtocol: Protocol, tool: unknown): string | undefined {
+  const type = isRecord(tool) && typeof tool.type === 'string' ? tool.type : undefined;
+  return type !== undefined && type !== 'function' && !(clientProtocol === 'messages' && type === 'custom') ? type : undefined;
+}
+
+/**
+ * The request without the tools its provider runs (web search, code
+ * execution, MCP…): for a request that calls no tool at all — a
+ * continuation, tools disabled (R11.6) — they change nothing, and another
+ * family cannot declare them. Function tools stay: the history may hold
+ * their calls.
+ */
+export function withoutProviderTools(clientProtocol: Protocol, body: object): object {
+  const tools = (body as { tools?: unknown }).tools;
+  if (!Array.isArray(tools)) return body;
+  const kept = tools.filter((tool) => providerToolType(clientProtocol, tool) === undefined);
+  return kept.length === tools.length ? body : { ...body, tools: kept };
 }
 
 function readResponsesBlockers(body: Record<string, unknown>, target: Protocol, blockers: Set<string>): void {

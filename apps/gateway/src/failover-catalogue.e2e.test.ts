@@ -1,0 +1,247 @@
+import type { Protocol } from '@turnguard/core';
+import { fault } from '@turnguard/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AFTER_OUTPUT_RECORDS,
+  BEFORE_OUTPUT_RECORDS,
+  FULL_DEFAULT_ANSWER,
+  MODES,
+  PROTOCOLS,
+  answerFrom,
+  catalogueSettings,
+  startFailoverHarness,
+  type ClientOutcome,
+  type FailoverHarness,
+  type Mode,
+} from './testing/failover-harness.test-helper.js';
+
+/**
+ * R11's fault catalogue through the gateway with the official SDKs, on all
+ * three protocols, streaming and JSON: each row asserts the requests the
+ * upstream saw per model, the time the client waited, and exactly what the
+ * client's SDK gave it. `npm test` runs it with short limits; `npm run
+ * test:failover-defaults` with the gateway's defaults (same rules, real time).
+ */
+const settings = catalogueSettings();
+const cases = PROTOCOLS.flatMap((protocol) => MODES.map((mode) => [protocol, mode] as const));
+const DEFAULT_RUN = settings.name === 'defaults';
+// The defaults run waits out real limits (up to two minutes a row); its rows run side by side.
+const row = DEFAULT_RUN ? describe.concurrent : describe;
+const timeout = DEFAULT_RUN ? 300_000 : 20_000;
+
+let harness: FailoverHarness;
+beforeAll(async () => {
+  harness = await startFailoverHarness(settings);
+});
+afterAll(async () => {
+  await harness.close();
+});
+
+let serial = 0;
+/** Unique model names per case: the primary and the fallback the request names in `x-turnguard-fallbacks`. */
+function models(name: string, protocol: Protocol, mode: Mode): { primary: string; fallback: string } {
+  serial += 1;
+  const id = `${name}-${protocol}-${mode}-${serial}`;
+  return { primary: `p-${id}`, fallback: `b-${id}` };
+}
+
+function attempts(primary: string, fallback: string): [number, number] {
+  return [harness.upstream.requestsFor(primary).length, harness.upstream.requestsFor(fallback).length];
+}
+
+function expectAnswer(outcome: ClientOutcome, text: string, model: string): void {
+  expect(outcome.error).toBeUndefined();
+  expect(outcome.text).toBe(text);
+  expect(outcome.model).toBe(model);
+}
+
+/** A failure after part of the answer reached a streaming client (R8.3, R8.10), or a JSON 502. */
+function expectCutAfterOutput(outcome: ClientOutcome, mode: Mode): void {
+  expect(outcome.error).toBeDefined();
+  if (mode === 'json') {
+    expect(outcome.error?.status).toBe(502);
+    expect(outcome.text).toBe('');
+  } else {
+    expect(outcome.text.length).toBeGreaterThan(0);
+    expect(FULL_DEFAULT_ANSWER.startsWith(outcome.text)).toBe(true);
+    expect(outcome.text).not.toBe(FULL_DEFAULT_ANSWER);
+  }
+}
+
+row.each(cases)('R11 fault catalogue (%s, %s)', (protocol, mode) => {
+  it('429 with Retry-After, once: the wait is honoured, the same model answers', { timeout }, async () => {
+    const { primary, fallback } = models('429-ra-once', protocol, mode);
+    harness.upstream.model(primary).queue(fault.rateLimited({ retryAfterMs: settings.retryAfterMs })).always(answerFrom('primary'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from primary.', primary);
+    expect(attempts(primary, fallback)).toEqual([2, 0]);
+    expect(outcome.ms).toBeGreaterThanOrEqual(settings.retryAfterMs - 20);
+    const [first, second] = harness.upstream.requestsFor(primary);
+    expect(second!.time - first!.time).toBeGreaterThanOrEqual(settings.retryAfterMs - 20);
+  });
+
+  it('429 with Retry-After, persistent: three tries, then the fallback answers', { timeout }, async () => {
+    const { primary, fallback } = models('429-ra-persistent', protocol, mode);
+    harness.upstream.model(primary).always(fault.rateLimited({ retryAfterMs: settings.retryAfterMs }));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([3, 1]);
+    expect(outcome.ms).toBeGreaterThanOrEqual(2 * settings.retryAfterMs - 40);
+    expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
+  });
+
+  it('429 with a Retry-After longer than the budget waits: not waited for, the fallback answers at once', { timeout }, async () => {
+    const { primary, fallback } = models('429-ra-long', protocol, mode);
+    harness.upstream.model(primary).always(fault.rateLimited({ retryAfterMs: settings.retryAfterTooLongMs }));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([1, 1]);
+    expect(outcome.ms).toBeLessThan(settings.retryAfterTooLongMs);
+  });
+
+  it('429 without Retry-After, once: one backoff, the same model answers', { timeout }, async () => {
+    const { primary, fallback } = models('429-once', protocol, mode);
+    harness.upstream.model(primary).queue(fault.rateLimited()).always(answerFrom('primary'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from primary.', primary);
+    expect(attempts(primary, fallback)).toEqual([2, 0]);
+  });
+
+  it('429 without Retry-After, persistent, no fallback: the budget\'s attempts, then the 429 as the upstream sent it, well inside the bound', { timeout }, async () => {
+    const { primary } = models('429-persistent', protocol, mode);
+    harness.upstream.model(primary).always(fault.rateLimited());
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [] });
+    expect(outcome.error?.status).toBe(429);
+    expect(outcome.text).toBe('');
+    expect(harness.upstream.requestsFor(primary)).toHaveLength(settings.attemptsWithoutFallback);
+    expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
+  });
+
+  it('500 once: retried, the same model answers', { timeout }, async () => {
+    const { primary, fallback } = models('500-once', protocol, mode);
+    harness.upstream.model(primary).queue(fault.serverError()).always(answerFrom('primary'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from primary.', primary);
+    expect(attempts(primary, fallback)).toEqual([2, 0]);
+  });
+
+  it('503 persistent: three consecutive failures fail over, well inside the bound', { timeout }, async () => {
+    const { primary, fallback } = models('503-persistent', protocol, mode);
+    harness.upstream.model(primary).always(fault.unavailable());
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([3, 1]);
+    expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
+  });
+
+  it('reset before headers, once: retried, the same model answers', { timeout }, async () => {
+    const { primary, fallback } = models('reset', protocol, mode);
+    harness.upstream.model(primary).queue(fault.resetBeforeHeaders()).always(answerFrom('primary'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from primary.', primary);
+    expect(attempts(primary, fallback)).toEqual([2, 0]);
+  });
+
+  it('no response at all: the header limit fires once and the silent route is failed over, not retried', { timeout }, async () => {
+    const { primary, fallback } = models('no-answer', protocol, mode);
+    harness.upstream.model(primary).always(fault.noAnswer());
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([1, 1]);
+    expect(outcome.ms).toBeGreaterThanOrEqual(settings.headersMs - 20);
+    expect(outcome.ms).toBeLessThan(settings.headersMs + settings.turnBoundMs);
+  });
+
+  it('slow first token: the first-token limit fires, the fallback answers', { timeout }, async () => {
+    const { primary, fallback } = models('slow-first', protocol, mode);
+    harness.upstream.model(primary).always(fault.slowFirstToken(settings.slowFirstTokenMs));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([1, 1]);
+    expect(outcome.ms).toBeGreaterThanOrEqual(settings.firstTokenMs - 20);
+    expect(outcome.ms).toBeLessThan(settings.slowFirstTokenMs);
+  });
+
+  it('cut mid-answer: never resent (it would repeat the answer): the client gets what came and a final error', { timeout }, async () => {
+    const { primary, fallback } = models('cut', protocol, mode);
+    harness.upstream.model(primary).always(fault.cut());
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectCutAfterOutput(outcome, mode);
+    expect(attempts(primary, fallback)).toEqual([1, 0]);
+  });
+
+  it('stall after output: the stall limit ends it; never resent', { timeout }, async () => {
+    const { primary, fallback } = models('stall-after', protocol, mode);
+    harness.upstream.model(primary).always(fault.stall(AFTER_OUTPUT_RECORDS[protocol]));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectCutAfterOutput(outcome, mode);
+    expect(attempts(primary, fallback)).toEqual([1, 0]);
+    expect(outcome.ms).toBeGreaterThanOrEqual(settings.stallAfterMs - 20);
+    expect(outcome.ms).toBeLessThan(settings.stallBeforeMs);
+  });
+
+  it('stall before output: failed over at once', { timeout }, async () => {
+    const { primary, fallback } = models('stall-before', protocol, mode);
+    harness.upstream.model(primary).always(fault.stall(BEFORE_OUTPUT_RECORDS[protocol]));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([1, 1]);
+    expect(outcome.ms).toBeGreaterThanOrEqual(settings.stallBeforeMs - 20);
+  });
+
+  it('malformed event mid-answer: never relayed; the client gets what came and a final error', { timeout }, async () => {
+    const { primary, fallback } = models('malformed', protocol, mode);
+    harness.upstream.model(primary).always(fault.malformed(AFTER_OUTPUT_RECORDS[protocol]));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectCutAfterOutput(outcome, mode);
+    expect(attempts(primary, fallback)).toEqual([1, 0]);
+  });
+
+  it('malformed event before output: failed over at once', { timeout }, async () => {
+    const { primary, fallback } = models('malformed-before', protocol, mode);
+    harness.upstream.model(primary).always(fault.malformed(BEFORE_OUTPUT_RECORDS[protocol]));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([1, 1]);
+  });
+
+  it('a complete stream without its final sentinel is complete (R8.12, R8.13)', { timeout }, async () => {
+    const { primary, fallback } = models('no-sentinel', protocol, mode);
+    harness.upstream.model(primary).always(fault.noSentinel());
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, FULL_DEFAULT_ANSWER, primary);
+    expect(attempts(primary, fallback)).toEqual([1, 0]);
+  });
+
+  it('context-length 400: the same model is never retried; the next one answers at once', { timeout }, async () => {
+    const { primary, fallback } = models('context', protocol, mode);
+    harness.upstream.model(primary).always(fault.contextLength());
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expectAnswer(outcome, 'Answer from fallback.', fallback);
+    expect(attempts(primary, fallback)).toEqual([1, 1]);
+  });
+
+  it('content filter: reaches the client as it is, never another model', { timeout }, async () => {
+    const { primary, fallback } = models('filter', protocol, mode);
+    harness.upstream.model(primary).always(fault.contentFilter());
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expect(attempts(primary, fallback)).toEqual([1, 0]);
+    if (protocol === 'messages') {
+      // Anthropic refuses with a complete answer (`stop_reason: "refusal"`), relayed as it came.
+      expect(outcome.error).toBeUndefined();
+      expect(outcome.text).toBe('I can’t help with that.');
+    } else {
+      expect(outcome.error?.status).toBe(400);
+      expect(outcome.error?.message).toContain('content management policy');
+    }
+  });
+});
