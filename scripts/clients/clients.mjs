@@ -7,7 +7,7 @@ const FAKE_ANTHROPIC_KEY = 'sk-ant-api03-turnguard-harness-not-a-real-key';
 const FAKE_OPENAI_KEY = 'sk-turnguard-harness-not-a-real-key';
 
 // Codex refuses to create its helper binaries under /tmp, so runs live under the cache.
-function freshDirs(runsDir, name) {
+export function freshDirs(runsDir, name) {
   mkdirSync(runsDir, { recursive: true });
   const root = mkdtempSync(join(runsDir, `${name}-`));
   const home = join(root, 'home');
@@ -17,7 +17,7 @@ function freshDirs(runsDir, name) {
   return { home, work };
 }
 
-function baseEnv(home) {
+export function baseEnv(home) {
   return { PATH: process.env.PATH, HOME: home, TERM: 'dumb', NO_COLOR: '1', LANG: 'C.UTF-8' };
 }
 

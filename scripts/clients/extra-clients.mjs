@@ -2,9 +2,10 @@
 // OpenAI-compatible provider) and Qwen Code (the openai SDK), installed once into
 // .cache/clients/extra-<versions>/ (git-ignored) like install-clients.mjs does.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
+import { baseEnv, freshDirs } from './clients.mjs';
 
 // Pinned so a re-run tests the same clients; bump deliberately.
 export const EXTRA_CLIENT_VERSIONS = { opencode: '1.18.33', qwen: '0.24.4' };
@@ -31,20 +32,6 @@ export function installExtraClients(repoRoot, log) {
     opencode: { command: join(modules, `opencode-${platform()}-${arch()}`, 'bin', 'opencode'), args: [] },
     qwen: { command: process.execPath, args: [join(modules, '@qwen-code', 'qwen-code', 'cli.js')] },
   };
-}
-
-function freshDirs(runsDir, name) {
-  mkdirSync(runsDir, { recursive: true });
-  const root = mkdtempSync(join(runsDir, `${name}-`));
-  const home = join(root, 'home');
-  const work = join(root, 'work');
-  mkdirSync(home);
-  mkdirSync(work);
-  return { home, work };
-}
-
-function baseEnv(home) {
-  return { PATH: process.env.PATH, HOME: home, TERM: 'dumb', NO_COLOR: '1', LANG: 'C.UTF-8' };
 }
 
 /** `opencode run` with a custom OpenAI-compatible provider pointed at `baseUrl` (its /v1 added here). */

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createMockUpstream, releaseMockedResponseClones, scenario } from '@turnguard/testkit';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WORKSPACE_SOURCES } from '../workspace-sources.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLES_DIR = join(ROOT, 'test', 'readme', '.examples');
@@ -55,19 +56,6 @@ function collectExamples(): Example[] {
 
 const examples = collectExamples();
 
-/** Workspace packages by import name → their source entry, as vitest resolves them. */
-const SOURCES: Record<string, string> = {
-  '@turnguard/core/node': 'packages/core/src/node/index.ts',
-  '@turnguard/core': 'packages/core/src/index.ts',
-  '@turnguard/adapter-chat': 'packages/adapter-chat/src/index.ts',
-  '@turnguard/adapter-messages': 'packages/adapter-messages/src/index.ts',
-  '@turnguard/adapter-responses': 'packages/adapter-responses/src/index.ts',
-  '@turnguard/stats': 'packages/stats/src/index.ts',
-  '@turnguard/testkit/server': 'packages/testkit/src/server.ts',
-  '@turnguard/testkit': 'packages/testkit/src/index.ts',
-  '@turnguard/gateway': 'apps/gateway/src/index.ts',
-  '@turnguard/probe': 'apps/probe/src/index.ts',
-};
 
 beforeAll(() => {
   rmSync(EXAMPLES_DIR, { recursive: true, force: true });
@@ -86,7 +74,7 @@ describe('README TypeScript examples (R10.1)', () => {
 
   it('every example compiles under strict settings', { timeout: 180_000 }, () => {
     const tsconfig = join(EXAMPLES_DIR, 'tsconfig.json');
-    const paths = Object.fromEntries(Object.entries(SOURCES).map(([name, source]) => [name, [join(ROOT, source)]]));
+    const paths = Object.fromEntries(Object.entries(WORKSPACE_SOURCES).map(([name, source]) => [name, [join(ROOT, source)]]));
     const compilerOptions = { noEmit: true, skipLibCheck: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', allowImportingTsExtensions: false, paths };
     writeFileSync(tsconfig, JSON.stringify({ extends: join(ROOT, 'tsconfig.base.json'), compilerOptions, files: examples.map((example) => example.file) }, null, 2));
     const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', tsconfig, '--pretty', 'false'], { encoding: 'utf8', cwd: ROOT });

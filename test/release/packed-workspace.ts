@@ -4,21 +4,14 @@
  * outside the monorepo, so what is tested is what a user gets (R10.2–R10.4).
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packTarballs } from '../../scripts/pack-tarballs.mjs';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const PUBLISHED_DIRS = [
-  'packages/core',
-  'packages/adapter-chat',
-  'packages/adapter-messages',
-  'packages/adapter-responses',
-  'packages/stats',
-  'packages/testkit',
-  'apps/gateway',
-  'apps/probe',
-] as const;
+// The published packages and how they are packed: the same list and steps `npm run pack:tarballs` uses.
+export { PUBLISHED_DIRS } from '../../scripts/pack-tarballs.mjs';
 
 export interface PackageManifest {
   name: string;
@@ -49,16 +42,9 @@ export function run(command: string, args: readonly string[], cwd: string, allow
   return result;
 }
 
-const PNPM = ['-y', 'pnpm@12.4.2'];
-
 /** Builds (turbo's cache makes this a no-op inside `npm test`) and packs every published package into `dest`. */
 export function packWorkspace(dest: string): string[] {
-  run('npx', [...PNPM, 'turbo', 'run', 'build', '--output-logs=errors-only'], REPO_ROOT);
-  mkdirSync(dest, { recursive: true });
-  for (const dir of PUBLISHED_DIRS) run('npx', [...PNPM, 'pack', '--pack-destination', dest], join(REPO_ROOT, dir));
-  return readdirSync(dest)
-    .filter((file) => file.endsWith('.tgz'))
-    .map((file) => join(dest, file));
+  return packTarballs(REPO_ROOT, dest);
 }
 
 /** The lowest version a `^x.y.z` peer range claims (the only range form the packages use). */
