@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fault, scenario, type FaultContext } from '@turnguard/testkit';
+import { fault } from '@turnguard/testkit';
 import { createStatsStore, loadDashboardPayload, type StatsStore } from '@turnguard/stats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULL_DEFAULT_ANSWER, SHORT_SETTINGS, answerFrom, startFailoverHarness, type FailoverHarness } from './testing/failover-harness.test-helper.js';
+import { FULL_DEFAULT_ANSWER, SHORT_SETTINGS, answerFrom, restOfDefaultAnswer, startFailoverHarness, type FailoverHarness } from './testing/failover-harness.test-helper.js';
 
 /*
  * R11.7 into R6 (decision 0382): the gateway's samples of a fallen-back and a
@@ -18,13 +18,6 @@ let path: string;
 let store: StatsStore;
 let harness: FailoverHarness;
 
-/** The rest of the default answer after the prefill a continuation carries (R11.6). */
-function restAfterPrefill(context: FaultContext) {
-  const content = (context.body as { messages: Array<{ content: unknown }> }).messages.at(-1)?.content;
-  const prefill = Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : String(content);
-  return fault.ok((protocol) => scenario.for(protocol).text(FULL_DEFAULT_ANSWER.slice(prefill.length)).usage({ input: 30, output: 5 }));
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'turnguard-stats-failover-'));
   path = join(dir, 'stats.json');
@@ -34,7 +27,7 @@ beforeAll(async () => {
   harness.upstream.model('stats-fallback').always(answerFrom('fallback'));
   expect((await harness.ask('chat', 'stream', 'stats-primary', { fallbacks: ['stats-fallback'] })).error).toBeUndefined();
   expect((await harness.ask('responses', 'json', 'stats-primary', { fallbacks: ['stats-fallback'] })).error).toBeUndefined();
-  harness.upstream.model('stats-continued').queue(fault.cut(), restAfterPrefill);
+  harness.upstream.model('stats-continued').queue(fault.cut(), restOfDefaultAnswer);
   expect((await harness.ask('messages', 'stream', 'stats-continued')).text).toBe(FULL_DEFAULT_ANSWER);
   await harness.close();
   // Everything queued is on disk once the store has closed.

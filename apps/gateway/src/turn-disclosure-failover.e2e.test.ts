@@ -1,8 +1,8 @@
 import type { Protocol } from '@turnguard/core';
-import { fault, scenario, type FaultContext } from '@turnguard/testkit';
+import { fault } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TURN_HEADERS } from './forward/turn-disclosure.js';
-import { FULL_DEFAULT_ANSWER, MODES, PROTOCOLS, SHORT_SETTINGS, answerFrom, startFailoverHarness, type FailoverHarness, type Mode } from './testing/failover-harness.test-helper.js';
+import { MODES, PROTOCOLS, SHORT_SETTINGS, answerFrom, restOfDefaultAnswer, startFailoverHarness, type FailoverHarness, type Mode } from './testing/failover-harness.test-helper.js';
 import { withoutTurnComment } from './testing/turn-comment.test-helper.js';
 
 // R12.4 with R11: the client is told that its turn fell back (how many moves) or had its answer continued, and
@@ -55,13 +55,6 @@ function disclosed(mode: Mode, answer: { headers: Headers; body: string }): Reco
   return Object.fromEntries(names.map((name) => [name, fields[name]]));
 }
 
-/** The answer's rest after the prefill: what a model that continues would write (R11.6). */
-function restAfterPrefill(context: FaultContext): string {
-  const content = (context.body as { messages?: Array<{ content: unknown }> }).messages?.at(-1)?.content;
-  const prefill = typeof content === 'string' ? content : '';
-  return FULL_DEFAULT_ANSWER.slice(prefill.length);
-}
-
 describe('the client is told about fail-over (R12.4, R11.7)', () => {
   it.each(cases)('%s, %s: a fault-free turn says it did not fall back and was not continued', async (protocol, mode) => {
     const primary = `calm-${id(protocol, mode)}`;
@@ -104,12 +97,11 @@ describe('the client is told about fail-over (R12.4, R11.7)', () => {
   it.each(cases)('%s, %s: a cut answer that was continued says so, and which model continued it', async (protocol, mode) => {
     const primary = `cut-${id(protocol, mode)}`;
     const continuer = `continuer-${id(protocol, mode)}`;
-    const continuation = (context: FaultContext) => fault.ok((p) => scenario.for(p).text(restAfterPrefill(context)).usage({ input: 30, output: 5 }));
     // Anthropic's own API continues its final assistant message: a Messages primary continues itself; the
     // OpenAI families' own upstreams take no prefill, so the prefill-capable Chat server continues.
     const answeredBy = protocol === 'messages' ? primary : continuer;
-    harness.upstream.model(primary).queue(fault.cut(), ...(protocol === 'messages' ? [continuation] : []));
-    harness.upstream.model(continuer).queue(continuation);
+    harness.upstream.model(primary).queue(fault.cut(), ...(protocol === 'messages' ? [restOfDefaultAnswer] : []));
+    harness.upstream.model(continuer).queue(restOfDefaultAnswer);
     const answer = await ask(protocol, mode, primary, [continuer]);
     expect(answer.status).toBe(200);
     expect(harness.upstream.requestsFor(answeredBy).length).toBe(protocol === 'messages' ? 2 : 1);

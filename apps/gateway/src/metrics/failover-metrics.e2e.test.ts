@@ -1,6 +1,6 @@
-import { fault, scenario, type FaultContext } from '@turnguard/testkit';
+import { fault } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULL_DEFAULT_ANSWER, SHORT_SETTINGS, answerFrom, startFailoverHarness, type FailoverHarness } from '../testing/failover-harness.test-helper.js';
+import { FULL_DEFAULT_ANSWER, SHORT_SETTINGS, answerFrom, restOfDefaultAnswer, startFailoverHarness, type FailoverHarness } from '../testing/failover-harness.test-helper.js';
 
 /*
  * R12.2 with R11: what fail-over did reaches the Prometheus scrape — a
@@ -22,13 +22,6 @@ function sample(metric: string, labels: Record<string, string>): number | undefi
   return undefined;
 }
 
-/** A Messages answer cut mid-text is continued by Anthropic's own prefill (R11.6). */
-function restAfterPrefill(context: FaultContext) {
-  const content = (context.body as { messages: Array<{ content: unknown }> }).messages.at(-1)?.content;
-  const prefill = Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : String(content);
-  return fault.ok((protocol) => scenario.for(protocol).text(FULL_DEFAULT_ANSWER.slice(prefill.length)).usage({ input: 30, output: 5 }));
-}
-
 beforeAll(async () => {
   harness = await startFailoverHarness(SHORT_SETTINGS, {
     continuation: 'prefill',
@@ -42,7 +35,7 @@ beforeAll(async () => {
   // Turn 2: the open circuit spares the primary; straight to the fallback.
   expect((await harness.ask('chat', 'json', 'metrics-primary', { fallbacks: ['metrics-fallback'] })).error).toBeUndefined();
   // Turn 3: a cut mid-answer, continued.
-  harness.upstream.model('metrics-continued').queue(fault.cut(), restAfterPrefill);
+  harness.upstream.model('metrics-continued').queue(fault.cut(), restOfDefaultAnswer);
   const continued = await harness.ask('messages', 'stream', 'metrics-continued');
   expect(continued.text).toBe(FULL_DEFAULT_ANSWER);
   await harness.sink.waitForTurns(3);
