@@ -49,14 +49,17 @@ function commentOf(body: string): { comment: string; next: string } {
 }
 
 describe('headers on JSON answers (R12.4)', () => {
-  it('a fault-free answer: one physical request, not recovered, complete usage; no fallback header without fail-over', async () => {
+  it('a fault-free answer: one physical request, not recovered, no fallback, answered by the model asked, no continuation, complete usage', async () => {
     harness.upstream.chat.enqueue(scenario.chat().text('Hello').usage({ input: 3, output: 1 }));
     const response = await postChat(false);
     expect(response.status).toBe(200);
     expect(headersOf(response)).toEqual({
       'x-turnguard-physical-requests': '1',
       'x-turnguard-recovered': 'false',
-      'x-turnguard-fallback': null,
+      'x-turnguard-fallback': 'false',
+      'x-turnguard-fallback-moves': null,
+      'x-turnguard-answered-by': 'gpt-test',
+      'x-turnguard-continued': 'false',
       'x-turnguard-usage-complete': 'true',
     });
   });
@@ -101,7 +104,7 @@ describe('the SSE comment before the end, read by the official SDKs unchanged (R
     expect(text).toBe('Hello there');
     expect(usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2 });
     const { comment, next } = commentOf(wire[0]!);
-    expect(comment).toBe(': turnguard physical-requests=1 recovered=false usage-complete=true');
+    expect(comment).toBe(': turnguard physical-requests=1 recovered=false fallback=false answered-by=gpt-test continued=false usage-complete=true');
     expect(next).toBe('data: [DONE]\n\n');
   });
 
@@ -115,7 +118,7 @@ describe('the SSE comment before the end, read by the official SDKs unchanged (R
     await harness.sink.waitForTurns(1);
     const turn = harness.sink.turns[0]!;
     expect(turn).toMatchObject({ physicalRequests: 2, recovered: true });
-    expect(comment).toBe(`: turnguard physical-requests=2 recovered=true usage-complete=${turn.usageComplete}`);
+    expect(comment).toBe(`: turnguard physical-requests=2 recovered=true fallback=false answered-by=claude-test continued=false usage-complete=${turn.usageComplete}`);
     expect(next).toMatch(/^event: message_stop\n/);
   });
 
@@ -125,7 +128,7 @@ describe('the SSE comment before the end, read by the official SDKs unchanged (R
     const response = await client.responses.stream({ model: 'gpt-test', input: 'hi' }).finalResponse();
     expect(response.output_text).toBe('Answer.');
     const { comment, next } = commentOf(wire[0]!);
-    expect(comment).toBe(': turnguard physical-requests=1 recovered=false usage-complete=true');
+    expect(comment).toBe(': turnguard physical-requests=1 recovered=false fallback=false answered-by=gpt-test continued=false usage-complete=true');
     expect(next).toMatch(/^event: response\.completed\n/);
   });
 

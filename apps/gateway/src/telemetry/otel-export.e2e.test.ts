@@ -23,9 +23,17 @@ interface TurnCase {
   requests: Array<[status: number, resendCount: number | undefined]>;
   /** The usage the upstream reported (undefined: none), as the token metric must count it. */
   tokens: { input: number; output: number } | undefined;
+  /** The client's `x-turnguard-fallbacks` (R11). */
+  fallbacks?: string[];
+  /** What each physical request's span says besides its status, in order. */
+  children?: Array<Record<string, unknown>>;
+  /** turnguard's own counters, summed over the turn's points. */
+  counters?: Record<string, number>;
+  /** A Messages request without extended thinking (a prefill is refused with it on, decision 0401). */
+  withoutThinking?: true;
 }
 
-// One entry per kind of turn; a fallen-back turn is one more entry once fail-over reports its chain.
+// One entry per kind of turn.
 const CASES: TurnCase[] = [
   {
     name: 'fault-free',
@@ -85,6 +93,63 @@ const CASES: TurnCase[] = [
     requests: [[200, undefined]],
     tokens: undefined,
   },
+  {
+    name: 'fallen back',
+    protocol: 'chat',
+    model: 'model-primary',
+    stream: true,
+    fallbacks: ['model-fallback'],
+    // Three 503s spend the primary's budget (R11.3); the fallback answers.
+    script: (upstream) =>
+      upstream.chat.enqueue(scenario.chat().httpError(503), scenario.chat().httpError(503), scenario.chat().httpError(503), scenario.chat().text(ANSWER).usage({ input: 10, output: 4 })),
+    turn: {
+      'gen_ai.response.model': 'model-fallback',
+      'gen_ai.usage.input_tokens': 10,
+      'turnguard.physical_requests': 4,
+      'turnguard.retries': 2,
+      'turnguard.fallback.count': 1,
+      'turnguard.continued': false,
+      'turnguard.fallback.models': ['model-primary', 'model-fallback'],
+      'turnguard.fallback.upstreams': ['chat', 'chat'],
+      'turnguard.fallback.outcomes': ['failed', 'answered'],
+      'turnguard.fallback.reasons': ['OVERLOADED'],
+    },
+    requests: [
+      [503, undefined],
+      [503, 1],
+      [503, 2],
+      [200, undefined],
+    ],
+    children: [
+      { 'gen_ai.request.model': 'model-primary', 'turnguard.upstream': 'chat', 'turnguard.segment': 'first' },
+      { 'gen_ai.request.model': 'model-primary', 'turnguard.upstream': 'chat', 'turnguard.segment': 'first' },
+      { 'gen_ai.request.model': 'model-primary', 'turnguard.upstream': 'chat', 'turnguard.segment': 'first' },
+      { 'gen_ai.request.model': 'model-fallback', 'gen_ai.response.model': 'model-fallback', 'turnguard.upstream': 'chat', 'turnguard.fallback.from': 'model-primary', 'turnguard.segment': 'first' },
+    ],
+    tokens: { input: 10, output: 4 },
+    counters: { 'turnguard.client.fallbacks': 1, 'turnguard.client.continuations': 0 },
+  },
+  {
+    name: 'continued',
+    protocol: 'messages',
+    model: 'model-continue',
+    stream: true,
+    withoutThinking: true,
+    // Cut mid-answer; Anthropic's Messages continues its own final assistant message (R11.6).
+    script: (upstream) =>
+      upstream.messages.enqueue(scenario.messages().text(`${ANSWER} and more words`).usage({ input: 6, output: 1 }).eof({ afterEvents: 4 }), scenario.messages().text(' the rest.').usage({ input: 8, output: 3 })),
+    turn: { 'turnguard.continued': true, 'turnguard.fallback.count': 0, 'turnguard.physical_requests': 2, 'turnguard.retries': 0 },
+    requests: [
+      [200, undefined],
+      [200, undefined],
+    ],
+    children: [
+      { 'gen_ai.request.model': 'model-continue', 'turnguard.segment': 'first', 'turnguard.outcome': 'cut' },
+      { 'gen_ai.request.model': 'model-continue', 'turnguard.segment': 'continuation', 'turnguard.outcome': 'ok' },
+    ],
+    tokens: { input: 14, output: 4 },
+    counters: { 'turnguard.client.fallbacks': 0, 'turnguard.client.continuations': 1 },
+  },
 ];
 
 let receiver: OtlpReceiver;
@@ -94,16 +159,23 @@ const answered = new Map<string, number>();
 
 function send(h: Harness, turnCase: TurnCase, traceId: string): Promise<Response> {
   const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+  const chain: Record<string, string> = turnCase.fallbacks === undefined ? {} : { 'x-turnguard-fallbacks': JSON.stringify(turnCase.fallbacks) };
   if (turnCase.protocol === 'messages') {
     return fetch(`${h.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01', traceparent },
-      body: JSON.stringify({ model: turnCase.model, max_tokens: 4096, stream: turnCase.stream, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: PROMPT }] }),
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01', traceparent, ...chain },
+      body: JSON.stringify({
+        model: turnCase.model,
+        max_tokens: 4096,
+        stream: turnCase.stream,
+        ...(turnCase.withoutThinking ? {} : { thinking: { type: 'enabled', budget_tokens: 1024 } }),
+        messages: [{ role: 'user', content: PROMPT }],
+      }),
     });
   }
   return fetch(`${h.openAiBaseUrl}/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, traceparent },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, traceparent, ...chain },
     body: JSON.stringify({ model: turnCase.model, stream: turnCase.stream, messages: [{ role: 'user', content: PROMPT }] }),
   });
 }
@@ -115,7 +187,8 @@ beforeAll(async () => {
   // One export of each signal, when the gateway closes: nothing is timed.
   vi.stubEnv('OTEL_METRIC_EXPORT_INTERVAL', '600000');
   vi.stubEnv('OTEL_SERVICE_NAME', 'gateway-under-test');
-  harness = await startHarness();
+  // Continuation is opt-in (R11.6); it acts only on a cut after visible text, which no other case has.
+  harness = await startHarness({ continuation: 'prefill' });
   for (const turnCase of CASES) {
     const traceId = randomBytes(16).toString('hex');
     traceIds.set(turnCase.name, traceId);
@@ -164,6 +237,9 @@ describe('OpenTelemetry export through the gateway (R12.1)', () => {
     expect(turn.resource['service.name']).toBe('gateway-under-test');
     expect(requests.map((span) => [span.attributes['http.response.status_code'], span.attributes['http.request.resend_count']])).toEqual(turnCase.requests);
     for (const span of requests) expect(span.startMs).toBeGreaterThanOrEqual(turn.startMs);
+    // Each physical request says where it went: the server, and in a chain the model and upstream (R11.7).
+    for (const span of requests) expect(span.attributes).toMatchObject({ 'server.address': '127.0.0.1' });
+    if (turnCase.children !== undefined) turnCase.children.forEach((child, index) => expect(requests[index]!.attributes, `request ${index}`).toMatchObject(child));
   });
 
   it.each(CASES)('$name: usage only as reported — an unknown count is absent, never 0 (R5.1)', (turnCase) => {
@@ -187,10 +263,15 @@ describe('OpenTelemetry export through the gateway (R12.1)', () => {
     expect(durations[0]!.attributes['error.type']).toBe(turnCase.turn['error.type']);
     const physical = pointsOf('turnguard.client.physical_requests', turnCase.model).reduce((sum, point) => sum + point.value, 0);
     expect(physical).toBe(turnCase.requests.length);
+    for (const [metric, sum] of Object.entries(turnCase.counters ?? {})) {
+      expect(pointsOf(metric, turnCase.model).reduce((total, point) => total + point.value, 0), metric).toBe(sum);
+    }
   });
 
   it('no prompt, thinking, answer or key in anything exported (R4.10, R8.5)', () => {
     expect(answered.get('recovered')).toBe(200);
+    expect(answered.get('fallen back')).toBe(200);
+    expect(answered.get('continued')).toBe(200);
     const exported = receiver.bodies.map((body) => body.body.toString('utf8')).join('\n');
     expect(exported).toContain('model-recover');
     for (const marker of [PROMPT, THINKING, ANSWER, KEY]) expect(exported).not.toContain(marker);

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { Protocol } from '@turnguard/core';
-import { fault, scenario, startFaultUpstream, type FaultUpstream } from '@turnguard/testkit';
+import { fault, scenario, startFaultUpstream, type Fault, type FaultContext, type FaultUpstream } from '@turnguard/testkit';
 import { createGateway, type Gateway, type GatewayOptions } from '../create-gateway.js';
 import { RecordingSink } from './gateway-harness.test-helper.js';
 
@@ -200,3 +200,14 @@ async function readAnswer(
 export const AFTER_OUTPUT_RECORDS: Record<Protocol, number> = { chat: 3, messages: 4, responses: 6 };
 export const BEFORE_OUTPUT_RECORDS: Record<Protocol, number> = { chat: 1, messages: 1, responses: 1 };
 export const FULL_DEFAULT_ANSWER = 'The answer from the fault upstream.';
+
+/**
+ * What a model that continues writes (R11.6): the default answer's rest
+ * after the prefill the continuation request carries as its last message
+ * (Chat's string content or Messages' text parts).
+ */
+export function restOfDefaultAnswer(context: FaultContext): Fault {
+  const content = (context.body as { messages?: Array<{ content: unknown }> }).messages?.at(-1)?.content;
+  const prefill = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : '';
+  return fault.ok((protocol) => scenario.for(protocol).text(FULL_DEFAULT_ANSWER.slice(prefill.length)).usage({ input: 30, output: 5 }));
+}

@@ -1,11 +1,15 @@
 import type { Protocol } from '../adapter/protocol-adapter.js';
-import type { TurnResult } from '../turn/turn-result.js';
+import type { SegmentRecord, TurnResult } from '../turn/turn-result.js';
 import { loadOtelApi, useOtelApi, type OtelApi, type OtelAttributes } from './otel-api.js';
 import { instrumentsFor, type TurnInstruments } from './turn-instruments.js';
 import {
   commonAttributes,
+  destinationKey,
   pickConventions,
+  protocolOf,
+  providerOf,
   readServer,
+  serverOf,
   requestSpanAttributes,
   safeName,
   timeToFirstChunk,
@@ -13,6 +17,7 @@ import {
   turnSpanAttributes,
   type FinishedTurn,
   type GenAiConventions,
+  type ServerAddress,
 } from './turn-attributes.js';
 import type { TurnTelemetryOptions } from './turn-telemetry-options.js';
 
@@ -22,6 +27,8 @@ export interface TelemetrySource {
   readonly model: string;
   readonly target: { readonly baseUrl: string };
   readonly startedAt: number;
+  /** A fail-over chain's destinations (R11): where each named upstream is; the host's own has no target of its own. */
+  readonly chainRun?: { readonly chain: { readonly destinations: ReadonlyArray<{ readonly upstream: string; readonly target: { readonly baseUrl: string } | undefined }> } } | undefined;
 }
 
 const SCOPE = '@turnguard/core';
@@ -56,6 +63,7 @@ export function recordTurnTelemetry(source: TelemetrySource, result: TurnResult)
         protocol: source.options.adapter.protocol,
         requestModel: source.model,
         server: readServer(source.target.baseUrl),
+        servers: serversOf(source),
         startedAt: source.startedAt,
         result,
       };
@@ -63,6 +71,17 @@ export function recordTurnTelemetry(source: TelemetrySource, result: TurnResult)
     },
     () => undefined,
   );
+}
+
+/** Each chain upstream's host and port, read once per turn from its base URL. */
+function serversOf(source: TelemetrySource): Map<string, ServerAddress | undefined> | undefined {
+  const destinations = source.chainRun?.chain.destinations;
+  if (destinations === undefined) return undefined;
+  const servers = new Map<string, ServerAddress | undefined>();
+  for (const destination of destinations) {
+    if (!servers.has(destination.upstream)) servers.set(destination.upstream, readServer((destination.target ?? source.target).baseUrl));
+  }
+  return servers;
 }
 
 export function emitTurnTelemetry(api: OtelApi, options: TurnTelemetryOptions, turn: FinishedTurn): void {
@@ -90,9 +109,12 @@ function emitSpans(api: OtelApi, options: TurnTelemetryOptions, turn: FinishedTu
   );
   if (result.outcome === 'error') span.setStatus({ code: api.SpanStatusCode.ERROR });
   const parent = api.trace.setSpan(options.parentContext ?? api.context.active(), span);
-  let resends = 0;
+  // R1 retries resend to the same upstream and model; a fallback's first request is a new request (R11).
+  const sent = new Map<string, number>();
   for (const segment of result.segments) {
-    const resendCount = segment.segmentIndex === 0 ? resends++ : 0;
+    const key = destinationKey(segment);
+    const resendCount = segment.segmentIndex === 0 ? (sent.get(key) ?? 0) : 0;
+    if (segment.segmentIndex === 0) sent.set(key, resendCount + 1);
     const child = tracer.startSpan(
       'POST',
       { kind: api.SpanKind.CLIENT, startTime: segment.startedAt, attributes: defined(requestSpanAttributes(turn, segment, resendCount, conventions)) },
@@ -112,11 +134,29 @@ function recordMetrics(instruments: TurnInstruments, turn: FinishedTurn): void {
   const ttfc = timeToFirstChunk(turn);
   if (ttfc !== undefined) instruments.timeToFirstChunk.record(ttfc, defined(common));
   for (const segment of result.segments) {
-    instruments.physicalRequests.add(1, defined({ ...common, 'turnguard.outcome': segment.outcome, 'error.type': segment.outcome === 'ok' ? undefined : safeName(segment.errorCode) }));
+    // Where this request went: after a fallback, another server, family and model than the turn's answer (R11).
+    const server = serverOf(turn, segment);
+    const request = { ...common, ...requestPlace(turn, segment, server, common) };
+    instruments.physicalRequests.add(1, defined({ ...request, 'turnguard.outcome': segment.outcome, 'error.type': segment.outcome === 'ok' ? undefined : safeName(segment.errorCode) }));
     // Per physical request: its own reported counts, exact; a request that reported none adds nothing (R5.1).
-    recordTokens(instruments, tokenCounts(turn.protocol, segment.usage), defined({ ...common, 'gen_ai.response.model': safeName(segment.responseModel) ?? common['gen_ai.response.model'] }));
+    recordTokens(instruments, tokenCounts(protocolOf(turn, segment), segment.usage), defined(request));
   }
   if (result.recovery !== undefined) instruments.recoveries.add(1, defined({ ...common, 'turnguard.recovery': result.recovery.recovered ? 'recovered' : 'failed' }));
+  // R11.7: moves to another chain entry, and the one continuation, by the turn's requested and answering model.
+  if ((result.fallbacks ?? 0) > 0) instruments.fallbacks.add(result.fallbacks!, defined(common));
+  if (result.continued === true) instruments.continuations.add(1, defined(common));
+}
+
+/** The provider, server and reported model of one physical request, for its metric points. */
+function requestPlace(turn: FinishedTurn, segment: SegmentRecord, server: ServerAddress | undefined, common: OtelAttributes): OtelAttributes {
+  // A request whose upstream named no model: the turn's answering model when it is this request's, else none.
+  const answering = turn.result.chain === undefined || segment.model === turn.result.model;
+  return {
+    'gen_ai.provider.name': providerOf(protocolOf(turn, segment)),
+    'gen_ai.response.model': safeName(segment.responseModel) ?? (answering ? common['gen_ai.response.model'] : undefined),
+    'server.address': server?.address,
+    'server.port': server?.port,
+  };
 }
 
 function recordTokens(instruments: TurnInstruments, counts: ReturnType<typeof tokenCounts>, attributes: OtelAttributes): void {

@@ -11,6 +11,8 @@ export interface FinishedTurn {
   requestModel: string;
   /** The upstream's host and port, read from its base URL (never the URL: a query may hold a key). */
   server: ServerAddress | undefined;
+  /** In a fail-over chain (R11): each named upstream's host and port, for the requests that went there. */
+  servers?: ReadonlyMap<string, ServerAddress | undefined>;
   /** Epoch ms, as runTurn's clock read it when the turn began. */
   startedAt: number;
   result: TurnResult;
@@ -36,6 +38,10 @@ export function safeName(value: string | undefined): string | undefined {
 /** `gen_ai.provider.name` by the protocol's family; `server.address` says which host it really was. */
 const PROVIDER: Record<Protocol, string> = { chat: 'openai', responses: 'openai', messages: 'anthropic' };
 
+export function providerOf(protocol: Protocol): string {
+  return PROVIDER[protocol];
+}
+
 /** All three protocols are chat-style inference calls (the conventions' `chat` operation). */
 export const OPERATION_NAME = 'chat';
 
@@ -56,19 +62,41 @@ export function readServer(baseUrl: string): ServerAddress | undefined {
   return { address: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
-/** The model the upstream said answered: the last physical request that named one. */
+/**
+ * The physical requests of the model that answered (R11.7: `result.model`,
+ * or the last one asked when none did): after a fallback, the failed
+ * attempts of the models before it are not the answer.
+ */
+export function answeringSegments(result: TurnResult): SegmentRecord[] {
+  if (result.chain === undefined || result.model === undefined) return result.segments;
+  return result.segments.filter((segment) => segment.model === result.model);
+}
+
+/** The model the upstream said answered: the last request of the answering model that named one. */
 export function responseModelOf(result: TurnResult): string | undefined {
   let model: string | undefined;
-  for (const segment of result.segments) if (segment.responseModel !== undefined) model = segment.responseModel;
+  for (const segment of answeringSegments(result)) if (segment.responseModel !== undefined) model = segment.responseModel;
   return safeName(model);
 }
 
-/** The attributes every GenAI span and metric point of the turn carries. */
+/** Where a physical request went: its chain upstream's host and port, else the turn's target. */
+export function serverOf(turn: FinishedTurn, segment: SegmentRecord | undefined): ServerAddress | undefined {
+  if (segment?.upstream !== undefined && turn.servers?.has(segment.upstream) === true) return turn.servers.get(segment.upstream);
+  return turn.server;
+}
+
+/** The protocol family a physical request spoke: a fallback may be of another family (R11.1). */
+export function protocolOf(turn: FinishedTurn, segment: SegmentRecord | undefined): Protocol {
+  return segment?.protocol ?? turn.protocol;
+}
+
+/** The attributes every GenAI span and metric point of the turn carries: the answering request's provider and server. */
 export function commonAttributes(turn: FinishedTurn): OtelAttributes {
-  const { server } = turn;
+  const answering = answeringSegments(turn.result).at(-1);
+  const server = serverOf(turn, answering);
   return {
     'gen_ai.operation.name': OPERATION_NAME,
-    'gen_ai.provider.name': PROVIDER[turn.protocol],
+    'gen_ai.provider.name': PROVIDER[protocolOf(turn, answering)],
     'gen_ai.request.model': safeName(turn.requestModel === 'unknown' ? undefined : turn.requestModel),
     'gen_ai.response.model': responseModelOf(turn.result),
     'server.address': server?.address,
@@ -134,18 +162,56 @@ export function timeToFirstChunk(turn: FinishedTurn): number | undefined {
   return undefined;
 }
 
+/** Which upstream and model a request went to: R1 retries go to the same one, a fallback to another (R11). */
+export function destinationKey(segment: SegmentRecord): string {
+  return `${segment.upstream ?? ''}\u0000${segment.model}`;
+}
+
 /** turnguard's own attributes: how the turn was kept alive. */
 export function turnguardAttributes(turn: FinishedTurn): OtelAttributes {
   const { result } = turn;
-  const firstSegmentAttempts = result.segments.filter((segment) => segment.segmentIndex === 0).length;
+  const firstSegment = result.segments.filter((segment) => segment.segmentIndex === 0);
+  // A fallback's first request is a move, not a retry: retries are the requests beyond each destination's first.
+  const destinations = new Set(firstSegment.map(destinationKey)).size;
   return {
     'turnguard.protocol': turn.protocol,
     'turnguard.physical_requests': result.segments.length,
-    'turnguard.retries': Math.max(0, firstSegmentAttempts - 1),
+    'turnguard.retries': Math.max(0, firstSegment.length - destinations),
     'turnguard.recovery': recoveryOutcome(result),
     'turnguard.recovery.skipped_reason': result.recoverySkipped,
     'turnguard.usage.complete': result.usage.complete,
+    ...failoverAttributes(result),
   };
+}
+
+/**
+ * R11.7 on the turn span: how many times the turn moved, whether its answer
+ * was continued, and — once it reached more than one chain entry — each
+ * entry's model, upstream and outcome in order, and the reason it was left
+ * (its last error code, or why it was skipped). Names and codes only;
+ * bounded by the configured chain.
+ */
+export function failoverAttributes(result: TurnResult): OtelAttributes {
+  const { chain } = result;
+  if (chain === undefined) return {};
+  const reached = chain.length > 1;
+  return {
+    'turnguard.fallback.count': result.fallbacks ?? 0,
+    'turnguard.continued': result.continued === true,
+    'turnguard.fallback.models': reached ? chain.map((entry) => safeName(entry.model) ?? OTHER) : undefined,
+    'turnguard.fallback.upstreams': reached ? chain.map((entry) => safeName(entry.upstream) ?? OTHER) : undefined,
+    'turnguard.fallback.outcomes': reached ? chain.map((entry) => entry.outcome) : undefined,
+    'turnguard.fallback.reasons': reached ? chain.filter((entry) => entry.outcome !== 'answered').map((entry) => safeList(entry.errorCode ?? entry.skippedBecause)) : undefined,
+  };
+}
+
+/** A code, or a comma-separated list of them (`tool:web_search,previous_response_id`), each checked like a name. */
+function safeList(value: string | undefined): string {
+  if (value === undefined || value === '') return OTHER;
+  return value
+    .split(',')
+    .map((part) => safeName(part) ?? OTHER)
+    .join(',');
 }
 
 function recoveryOutcome(result: TurnResult): string | undefined {
@@ -156,7 +222,7 @@ function recoveryOutcome(result: TurnResult): string | undefined {
 export function turnSpanAttributes(turn: FinishedTurn, conventions: GenAiConventions): OtelAttributes {
   const { result } = turn;
   let lastResponseId: string | undefined;
-  for (const segment of result.segments) lastResponseId = segment.responseId ?? lastResponseId;
+  for (const segment of answeringSegments(result)) lastResponseId = segment.responseId ?? lastResponseId;
   const ttfc = timeToFirstChunk(turn);
   return {
     ...commonAttributes(turn),
@@ -165,14 +231,26 @@ export function turnSpanAttributes(turn: FinishedTurn, conventions: GenAiConvent
     'gen_ai.response.time_to_first_chunk': ttfc,
     'error.type': safeName(result.error?.code),
     // A sum over physical requests is the turn's spend only when every one of them reported it (R5.2).
-    ...(result.usage.complete ? usageAttributes(tokenCounts(turn.protocol, result.usage), conventions) : {}),
+    // The turn's usage is the answering model's alone (R11.7), in its protocol's terms.
+    ...(result.usage.complete ? usageAttributes(tokenCounts(protocolOf(turn, answeringSegments(result).at(-1)), result.usage), conventions) : {}),
     ...turnguardAttributes(turn),
   };
 }
 
-/** One physical request as an HTTP client span (the recovery request is a new request, not a resend). */
+/** What a physical request was: segment 1 (its retries and fallbacks), R4's recovery, or R11.6's continuation. */
+function segmentKind(segment: SegmentRecord): string {
+  if (segment.segmentIndex === 0) return 'first';
+  return segment.continuation === true ? 'continuation' : 'recovery';
+}
+
+/**
+ * One physical request as an HTTP client span (the recovery request is a new
+ * request, not a resend; so is a fallback's, which goes to another model):
+ * where it went — server, upstream, family and model — and what came back.
+ */
 export function requestSpanAttributes(turn: FinishedTurn, segment: SegmentRecord, resendCount: number, conventions: GenAiConventions): OtelAttributes {
-  const { server } = turn;
+  const server = serverOf(turn, segment);
+  const protocol = protocolOf(turn, segment);
   return {
     'http.request.method': 'POST',
     'server.address': server?.address,
@@ -181,10 +259,14 @@ export function requestSpanAttributes(turn: FinishedTurn, segment: SegmentRecord
     'http.request.resend_count': resendCount > 0 ? resendCount : undefined,
     'error.type': segment.outcome === 'ok' ? undefined : safeName(segment.errorCode ?? String(segment.status ?? '')) ?? OTHER,
     'gen_ai.response.id': safeName(segment.responseId),
+    'gen_ai.provider.name': PROVIDER[protocol],
+    'gen_ai.request.model': safeName(segment.model === 'unknown' ? undefined : segment.model),
     'gen_ai.response.model': safeName(segment.responseModel),
-    ...usageAttributes(tokenCounts(turn.protocol, segment.usage), conventions),
+    ...usageAttributes(tokenCounts(protocol, segment.usage), conventions),
     'turnguard.request_id': safeName(segment.requestId),
-    'turnguard.segment': segment.segmentIndex === 0 ? 'first' : 'recovery',
+    'turnguard.segment': segmentKind(segment),
     'turnguard.outcome': segment.outcome,
+    'turnguard.upstream': safeName(segment.upstream),
+    'turnguard.fallback.from': safeName(segment.fallbackFrom),
   };
 }

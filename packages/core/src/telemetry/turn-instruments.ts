@@ -17,6 +17,8 @@ export interface TurnInstruments {
   operationTokens?: Record<'input' | 'output', OtelHistogram>;
   physicalRequests: OtelCounter;
   recoveries: OtelCounter;
+  fallbacks: OtelCounter;
+  continuations: OtelCounter;
 }
 
 const made = new WeakMap<OtelMeter, Map<GenAiConventions, TurnInstruments>>();
@@ -38,6 +40,8 @@ function createInstruments(meter: OtelMeter, conventions: GenAiConventions): Tur
   const own = {
     physicalRequests: counter('turnguard.client.physical_requests', 'Physical upstream requests of logical turns (R6.1).', '{request}'),
     recoveries: counter('turnguard.client.recoveries', 'Recovery requests after a cut thinking stream (R4).', '{recovery}'),
+    fallbacks: counter('turnguard.client.fallbacks', 'Moves of a turn to another entry of its fail-over chain (R11).', '{fallback}'),
+    continuations: counter('turnguard.client.continuations', 'Mid-answer continuation requests (R11.6).', '{continuation}'),
   };
   if (conventions === 'v1.41') {
     return {

@@ -1,49 +1,16 @@
 import { context as otelContext, trace, type Context } from '@opentelemetry/api';
-import { AggregationTemporality, MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { Histogram } from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectTurnEvents, createFakeFetch, fakeAdapter, type FakeReply } from '../turn/fake-wire.test-helper.js';
 import { runTurn } from '../turn/run-turn.js';
 import { loadOtelApi, resetOtelApiForTests } from './otel-api.js';
+import { telemetryHarness, type Harness } from './telemetry-harness.test-helper.js';
 
 const PROMPT_MARKER = 'PROMPT-MARKER-5c1e';
 const THINKING_MARKER = 'THINKING-MARKER-77aa';
 const ANSWER_MARKER = 'ANSWER-MARKER-9b02';
 const KEY_MARKER = 'sk-KEY-MARKER-31f0';
-
-class CollectingReader extends MetricReader {
-  constructor() {
-    super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
-  }
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
-function telemetryHarness() {
-  const spans = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
-  const reader = new CollectingReader();
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  return {
-    tracer: tracerProvider.getTracer('test'),
-    meter: meterProvider.getMeter('test'),
-    spans,
-    async metrics(): Promise<Map<string, DataPoint<number | Histogram>[]>> {
-      const { resourceMetrics } = await reader.collect();
-      const byName = new Map<string, DataPoint<number | Histogram>[]>();
-      for (const scope of resourceMetrics.scopeMetrics) {
-        for (const metric of scope.metrics) byName.set(metric.descriptor.name, metric.dataPoints as DataPoint<number | Histogram>[]);
-      }
-      return byName;
-    },
-  };
-}
-
-type Harness = ReturnType<typeof telemetryHarness>;
 
 async function runWith(replies: FakeReply[], harness: Harness, extra: { parentContext?: Context; semconvStabilityOptIn?: string } = {}) {
   const wire = createFakeFetch(replies);
