@@ -152,7 +152,7 @@ describe.skipIf(skipReason !== undefined)(`R6.6 dashboard in headless Chromium${
     const store = createStatsStore({ path });
     const at = Date.UTC(2026, 8, 28, 9, 0);
     for (const [index, protocol] of (['chat', 'messages', 'responses'] as const).entries()) {
-      for (const errorCode of ['PROMPT_TOO_LONG', 'CONTEXT_LENGTH_EXCEEDED']) {
+      for (const errorCode of ['PROMPT_TOO_LONG', 'CONTEXT_LENGTH_EXCEEDED', 'OVERLOADED', 'STREAM_STALL', 'UPSTREAM_HEADERS_TIMEOUT']) {
         void store.recordUsage(createTestSample({ time: at + index * 1000, protocol, ok: false, errorCode, usage: NO_USAGE, noUsage: true, ttftMs: undefined, decodeWindowMs: undefined }));
       }
     }
@@ -165,6 +165,25 @@ describe.skipIf(skipReason !== undefined)(`R6.6 dashboard in headless Chromium${
         tables.filter((table) => table.getBoundingClientRect().right > table.closest('.card')!.getBoundingClientRect().right + 0.5).map((table) => table.closest('.card')!.querySelector('h2')?.textContent),
       );
       expect(overflowing).toEqual([]);
+      // A code wraps only after an underscore: each line of a code cell ends a word (no "OVERLOADE / D").
+      const splitWords = await page.locator('td.code').evaluateAll((cells) =>
+        cells.flatMap((cell) => {
+          const range = document.createRange();
+          const lines = new Map<number, string>();
+          for (const node of cell.childNodes) {
+            if (node.nodeType !== Node.TEXT_NODE) continue;
+            for (let i = 0; i < node.textContent!.length; i++) {
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const top = Math.round(range.getBoundingClientRect().top);
+              lines.set(top, (lines.get(top) ?? '') + node.textContent![i]);
+            }
+          }
+          const parts = [...lines.values()];
+          return parts.slice(0, -1).some((line) => !line.endsWith('_')) ? [parts.join(' / ')] : [];
+        }),
+      );
+      expect(splitWords).toEqual([]);
       await page.close();
     } finally {
       await server.close();

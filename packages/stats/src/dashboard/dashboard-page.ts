@@ -18,6 +18,7 @@ const STYLE = `
   th { white-space: nowrap; }
   /* A long error code or model name wraps inside its cell instead of pushing the table out of its card. */
   td { overflow-wrap: anywhere; }
+  td.code { overflow-wrap: normal; }
   .num { text-align: right; font-variant-numeric: tabular-nums; }
   #state-panel { display: none; margin-top: 16px; padding: 16px; border-radius: 8px; }
   body[data-state="empty"] #state-panel { display: block; background: #eef4ff; }

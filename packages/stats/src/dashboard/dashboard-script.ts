@@ -20,6 +20,15 @@ export const DASHBOARD_SCRIPT = String.raw`
   function count(n) { return n === undefined || n === null ? 'unknown' : Number(n).toLocaleString('en-US'); }
   function pct(r) { return r === undefined || r === null ? '—' : (r * 100).toFixed(1) + '%'; }
   function num(v, unit, digits) { return v === undefined || v === null ? '—' : v.toFixed(digits || 0) + ' ' + unit; }
+  // An error code breaks only after an underscore (PROMPT_TOO_/LONG), never inside a word (R6.6).
+  function codeCell(code) {
+    var cell = el('td', { class: 'code' });
+    String(code).split('_').forEach(function (part, i, parts) {
+      cell.appendChild(document.createTextNode(part + (i < parts.length - 1 ? '_' : '')));
+      if (i < parts.length - 1) cell.appendChild(el('wbr', {}));
+    });
+    return cell;
+  }
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
 
   function renderStacked(target, parts, total) {
@@ -135,7 +144,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     target.appendChild(svg);
   }
 
-  function renderRows(target, rows, empty, numericFrom) {
+  function renderRows(target, rows, empty, numericFrom, codeColumn) {
     clear(target);
     if (rows.length === 0) {
       var row = el('tr', {});
@@ -145,15 +154,18 @@ export const DASHBOARD_SCRIPT = String.raw`
     }
     rows.forEach(function (cells) {
       var row = el('tr', {});
-      cells.forEach(function (cell, i) { row.appendChild(el('td', i >= numericFrom ? { class: 'num' } : {}, typeof cell === 'string' ? cell : count(cell))); });
+      cells.forEach(function (cell, i) {
+        if (i === codeColumn) row.appendChild(codeCell(cell));
+        else row.appendChild(el('td', i >= numericFrom ? { class: 'num' } : {}, typeof cell === 'string' ? cell : count(cell)));
+      });
       target.appendChild(row);
     });
   }
 
   function renderFailures(failures) {
-    renderRows($('failure-codes'), failures.byCode.map(function (f) { return [f.code, f.count, f.byProtocol.chat, f.byProtocol.messages, f.byProtocol.responses]; }), 'No failed requests in the retained window.', 1);
+    renderRows($('failure-codes'), failures.byCode.map(function (f) { return [f.code, f.count, f.byProtocol.chat, f.byProtocol.messages, f.byProtocol.responses]; }), 'No failed requests in the retained window.', 1, 0);
     renderRows($('failure-protocols'), failures.byProtocol.map(function (p) { return [p.protocol, p.requests, p.failed, pct(p.rate)]; }), 'No requests in the retained window.', 1);
-    renderRows($('recent-failures'), failures.recent.map(function (f) { return [f.label, f.protocol, f.model, f.code]; }), 'No failed requests in the retained window.', 4);
+    renderRows($('recent-failures'), failures.recent.map(function (f) { return [f.label, f.protocol, f.model, f.code]; }), 'No failed requests in the retained window.', 4, 3);
   }
 
   function renderFailover(failover) {
