@@ -93,14 +93,14 @@ describe('GatewayMetrics exposition through prom-client (R12.2)', () => {
     // The families are declared before anything calls the hooks, so dashboards can be built on them.
     for (const name of ['turnguard_fallbacks_total', 'turnguard_continuations_total', 'turnguard_circuit_state']) expect(before).toContain(`# TYPE ${name} `);
     metrics.recordFallback('messages', 'claude-opus', 'claude-sonnet', 'OVERLOADED');
-    metrics.recordFallback('messages', 'claude-opus', 'claude-sonnet', 'circuit_open');
+    metrics.recordFallback('messages', 'claude-opus', 'claude-sonnet', 'circuit-open');
     metrics.recordContinuation('chat', 'gpt-test', 'completed');
     metrics.setCircuitState('anthropic', 'claude-opus', 'open');
     metrics.setCircuitState('anthropic', 'claude-opus', 'half_open');
     const text = await metrics.render();
     expect(seriesOf(text, 'turnguard_fallbacks_total')).toEqual([
       'turnguard_fallbacks_total{protocol="messages",from_model="claude-opus",to_model="claude-sonnet",reason="OVERLOADED"} 1',
-      'turnguard_fallbacks_total{protocol="messages",from_model="claude-opus",to_model="claude-sonnet",reason="circuit_open"} 1',
+      'turnguard_fallbacks_total{protocol="messages",from_model="claude-opus",to_model="claude-sonnet",reason="circuit-open"} 1',
     ]);
     expect(seriesOf(text, 'turnguard_continuations_total')).toEqual(['turnguard_continuations_total{protocol="chat",model="gpt-test",result="completed"} 1']);
     expect(seriesOf(text, 'turnguard_circuit_state')).toEqual([

@@ -107,7 +107,7 @@ export class GatewayMetrics {
     if (Number.isFinite(seconds) && seconds >= 0) this.#timeToFirstByte.observe({ protocol, model: this.#models.labelOf(model) }, seconds);
   }
 
-  /** A turn moved from one model to another (R11.7); `reason` is an error code or a short name such as `circuit_open`. */
+  /** A turn moved from one model to another (R11.7); `reason` is an error code or a short name such as `circuit-open`, as the chain names it. */
   recordFallback(protocol: Protocol, fromModel: string, toModel: string, reason: string): void {
     const reasonLabel = /^[A-Z]/.test(reason) ? codeLabel(reason) : nameLabel(reason);
     this.#fallbacks.inc({ protocol, from_model: this.#models.labelOf(fromModel), to_model: this.#models.labelOf(toModel), reason: reasonLabel });
