@@ -31,6 +31,10 @@ export interface CatalogueSettings {
   slowFirstTokenMs: number;
   /** The longest a turn of the catalogue may take before it is answered or ends. */
   turnBoundMs: number;
+  /** The shortest wait before a retry without Retry-After (the budget's first backoff, jitter only adds). */
+  firstBackoffMs: number;
+  /** A turn that fails over or ends at once (no backoff, no limit waited out) ends sooner than this. */
+  atOnceMs: number;
 }
 
 export const SHORT_SETTINGS: CatalogueSettings = {
@@ -49,6 +53,8 @@ export const SHORT_SETTINGS: CatalogueSettings = {
   attemptsWithoutFallback: 5,
   slowFirstTokenMs: 3000,
   turnBoundMs: 4000,
+  firstBackoffMs: 20,
+  atOnceMs: 1000,
 };
 
 /** The gateway's defaults (decisions 0400, 0406): the run that shows what a user gets out of the box. */
@@ -65,6 +71,9 @@ export const DEFAULT_SETTINGS: CatalogueSettings = {
   slowFirstTokenMs: 130_000,
   // R11.3: a persistent 429/5xx ends well inside 30 s.
   turnBoundMs: 30_000,
+  firstBackoffMs: 1000,
+  // Less than one backoff: no retry happened before the move.
+  atOnceMs: 1000,
 };
 
 export function catalogueSettings(): CatalogueSettings {
@@ -200,3 +209,9 @@ async function readAnswer(
 export const AFTER_OUTPUT_RECORDS: Record<Protocol, number> = { chat: 3, messages: 4, responses: 6 };
 export const BEFORE_OUTPUT_RECORDS: Record<Protocol, number> = { chat: 1, messages: 1, responses: 1 };
 export const FULL_DEFAULT_ANSWER = 'The answer from the fault upstream.';
+/**
+ * What a streaming client reads of the default answer (one word a record) before a fault after output:
+ * `fault.cut()`'s default cut point, and `AFTER_OUTPUT_RECORDS` for a stall or a malformed record.
+ */
+export const TEXT_BEFORE_CUT: Record<Protocol, string> = { chat: 'The answer from the', messages: 'The answer from', responses: 'The answer from' };
+export const TEXT_BEFORE_FAULT: Record<Protocol, string> = { chat: 'The answer', messages: 'The', responses: 'The answer' };
