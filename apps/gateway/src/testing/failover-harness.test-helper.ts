@@ -72,8 +72,9 @@ export const DEFAULT_SETTINGS: CatalogueSettings = {
   // R11.3: a persistent 429/5xx ends well inside 30 s.
   turnBoundMs: 30_000,
   firstBackoffMs: 1000,
-  // Less than one backoff: no retry happened before the move.
-  atOnceMs: 1000,
+  // Well under the limits and Retry-Afters this run waits out (30–120 s): its rows run side by side,
+  // a hundred turns at once on a small machine, so a turn that waits for nothing still takes a second or two.
+  atOnceMs: 4000,
 };
 
 export function catalogueSettings(): CatalogueSettings {
