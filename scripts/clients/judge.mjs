@@ -42,3 +42,20 @@ export function judge(scenario, client, run) {
   if (run.timedOut) return `no exit within ${run.timeoutSeconds} s`;
   return RULES[scenario](run, client);
 }
+
+/**
+ * R11's fail-over scenarios also promise what reached the upstream through the gateway: the
+ * budget's three tries of the primary, then one fallback; one continuation, no fallback.
+ * null when the requests match, else what differed.
+ */
+const REQUESTS = {
+  'fallback-503': { main: 3, fallback: 1, continuation: 0 },
+  'cut-continued': { main: 1, fallback: 0, continuation: 1 },
+};
+export function judgeRequests(scenario, upstreamShapes) {
+  const expected = REQUESTS[scenario];
+  if (expected === undefined) return null;
+  const seen = Object.fromEntries(Object.keys(expected).map((role) => [role, upstreamShapes.filter((shape) => shape.role === role).length]));
+  const differs = Object.keys(expected).filter((role) => seen[role] !== expected[role]);
+  return differs.length === 0 ? null : `expected the upstream to see ${differs.map((role) => `${expected[role]} ${role}`).join(', ')}; it saw ${differs.map((role) => `${seen[role]} ${role}`).join(', ')}`;
+}

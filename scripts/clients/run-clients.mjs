@@ -12,7 +12,7 @@ import { whatPersonSaw } from './display.mjs';
 import { collapse } from './frame-log.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
-import { judge } from './judge.mjs';
+import { judge, judgeRequests } from './judge.mjs';
 import { DIRECT_SCENARIO_NAMES, FALLBACK_MODEL, SCENARIO_NAMES } from './replies.mjs';
 import { summariseShapes } from './request-shape.mjs';
 import { runClient } from './run-client.mjs';
@@ -77,7 +77,7 @@ async function runScenario(clientKey, scenario, context) {
   const run = await runClient(client.build(context.binaries[clientKey], context.tap.url, PROMPTS[scenario], RUNS_DIR), TIMEOUT_SECONDS);
   writeFileSync(join(OUTPUT_DIR, `${client.label}-${scenario}.txt`), run.output);
   const upstreamShapes = context.upstream.takeShapes();
-  const failure = judge(scenario, clientKey, run);
+  const failure = judge(scenario, clientKey, run) ?? judgeRequests(scenario, upstreamShapes);
   console.log(`${failure ? 'FAIL' : 'PASS'} ${client.label} ${scenario}: exit ${run.exitCode}, ${run.seconds.toFixed(1)} s, ${countRoles(upstreamShapes)}` +
     `${failure ? ` — ${failure}` : ''}\n     saw: ${whatPersonSaw(run.output) || '(nothing)'}`);
   if (process.argv.includes('--frames')) printFrames(context.clientShapes);

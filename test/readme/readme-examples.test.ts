@@ -4,7 +4,8 @@
  * module under test/readme/.examples/, typechecked in one strict `tsc` run
  * against the packages' sources, then imported: examples that call a provider
  * get the testkit's scripted upstream through msw on the hosts they name;
- * examples that start their own msw server or loopback upstream run alone.
+ * examples that start their own msw server or loopback upstream run alone;
+ * a `// prints: …` line names output the example must print.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,7 +48,7 @@ function collectExamples(): Example[] {
     const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
     blocks.forEach((code, index) => {
       const name = `${readme.replace(/\/README\.md$|\.md$/, '').replace(/[^a-z0-9]+/gi, '-')}-${index + 1}`;
-      const selfContained = code.includes("from 'msw/node'") || code.includes('startLoopbackUpstream');
+      const selfContained = code.includes("from 'msw/node'") || code.includes('startLoopbackUpstream') || code.includes('startFaultUpstream');
       examples.push({ name, readme, file: join(EXAMPLES_DIR, `${name}.ts`), code, selfContained });
     });
   }
@@ -130,5 +131,7 @@ describe('README TypeScript examples run as written (R10.1)', () => {
       expect(JSON.stringify(upstream.requests[0]!.headers)).toMatch(/sk-readme|sk-ant-readme/);
     }
     if (/process\.stdout\.write\(event\.delta\)/.test(example.code)) expect(printed).toContain(ANSWER);
+    // A `// prints: …` line is a promise to the reader: the example printed it.
+    for (const [, line] of example.code.matchAll(/^\/\/ prints: (.+)$/gm)) expect(printed).toContain(line);
   });
 });

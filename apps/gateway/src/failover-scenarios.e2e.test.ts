@@ -1,9 +1,9 @@
 import type { Protocol } from '@turnguard/core';
-import { fault, scenario, type FaultContext } from '@turnguard/testkit';
+import { fault, scenario } from '@turnguard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLog } from './testing/captured-log.test-helper.js';
 import { metricValue } from './testing/metric-value.test-helper.js';
-import { FULL_DEFAULT_ANSWER, MODES, PROTOCOLS, answerFrom, catalogueSettings, startFailoverHarness, type FailoverHarness, type Mode } from './testing/failover-harness.test-helper.js';
+import { FULL_DEFAULT_ANSWER, MODES, PROTOCOLS, answerFrom, catalogueSettings, prefillOf, restOfDefaultAnswer, startFailoverHarness, type FailoverHarness, type Mode } from './testing/failover-harness.test-helper.js';
 
 /**
  * The catalogue rows that need more than one model of one family: a
@@ -42,6 +42,7 @@ describe('R11.1 a fallback of another protocol family answers in the client\'s o
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe('Answer from another family.');
     expect(outcome.model).toBe(fallback);
+    expect(outcome.ms).toBeLessThan(settings.atOnceMs);
     const [request] = harness.upstream.requestsFor(fallback);
     expect(request?.protocol).toBe(OTHER[protocol]);
     // None of the client protocol's own headers, and never the gateway's own.
@@ -69,20 +70,12 @@ describe('R11.2 a fail-over after relayed thinking is spliced into one valid str
     // The SDK's own accumulator read it: one message start, growing indices, one end.
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe('Answer from fallback.');
+    // The response's opening frame, sent with the thinking, already named the first model (README, "What the client sees").
+    expect(outcome.model).toBe(primary);
     expect([harness.upstream.requestsFor(primary).length, harness.upstream.requestsFor(fallback).length]).toEqual([1, 1]);
+    expect(outcome.ms).toBeLessThan(settings.atOnceMs);
   });
 });
-
-/** The prefill a continuation request carries: its last message's text (Chat and Messages shapes). */
-function prefillOf(body: unknown): string {
-  const content = (body as { messages?: Array<{ content: unknown }> }).messages?.at(-1)?.content;
-  return typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : '';
-}
-
-/** The answer's rest after the prefill (R11.6): what a model that continues would write. */
-function restAfterPrefill(context: FaultContext): string {
-  return FULL_DEFAULT_ANSWER.slice(prefillOf(context.body).length);
-}
 
 describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
   let harness: FailoverHarness;
@@ -112,7 +105,7 @@ describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
     const primary = `p-cont-${id(protocol, mode)}`;
     const fallback = `continuer-${id(protocol, mode)}`;
     const rest = fault.ok((p) => scenario.for(p).text('unexpected second answer').usage({ input: 30, output: 5 }));
-    const continuation = (context: FaultContext) => fault.ok((p) => scenario.for(p).text(restAfterPrefill(context)).usage({ input: 30, output: 5 }));
+    const continuation = restOfDefaultAnswer;
     // Anthropic's own API continues a final assistant message: a Messages primary continues itself;
     // the OpenAI families' own upstreams do not, so the prefill-capable fallback continues.
     if (protocol === 'messages') harness.upstream.model(primary).queue(fault.cut(), continuation);
@@ -123,6 +116,7 @@ describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe(FULL_DEFAULT_ANSWER);
+    expect(outcome.ms).toBeLessThan(settings.atOnceMs);
     const continued = protocol === 'messages' ? harness.upstream.requestsFor(primary)[1] : harness.upstream.requestsFor(fallback)[0];
     expect(harness.upstream.requestsFor(primary)).toHaveLength(protocol === 'messages' ? 2 : 1);
     expect(harness.upstream.requestsFor(fallback)).toHaveLength(protocol === 'messages' ? 0 : 1);
@@ -144,6 +138,7 @@ describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
     harness.upstream.model(fallback).always(fault.prefillRefused());
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
     expect([harness.upstream.requestsFor(primary).length, harness.upstream.requestsFor(fallback).length]).toEqual([1, 1]);
+    expect(outcome.ms).toBeLessThan(settings.atOnceMs);
     expect(outcome.error).toBeDefined();
     // The original cut's error (the stream failed after output), never the refusal's words.
     expect(outcome.error?.message).not.toMatch(/prefill|conversation must end/i);
@@ -162,17 +157,22 @@ describe('R11.5 a primary down for a minute, then healthy: 20 requests, one ever
   });
   afterAll(async () => harness?.close());
 
-  it.each(PROTOCOLS)('%s: every request is answered; the open circuit spares the primary; the primary answers again after a probe', { timeout: settings.name === 'defaults' ? 600_000 : 60_000 }, async (protocol) => {
-    const primary = `p-down-${protocol}`;
-    const fallback = `b-down-${protocol}`;
+  it.each(cases)('%s, %s: every request is answered; the open circuit spares the primary; the primary answers again after a probe', { timeout: settings.name === 'defaults' ? 600_000 : 60_000 }, async (protocol, mode) => {
+    const primary = `p-down-${id(protocol, mode)}`;
+    const fallback = `b-down-${id(protocol, mode)}`;
     harness.upstream.model(primary).always(fault.downUntil(harness.now() + 60_000, fault.unavailable(), answerFrom('primary')));
     harness.upstream.model(fallback).always(answerFrom('fallback'));
     const answeredBy: string[] = [];
+    const waited: number[] = [];
     for (let request = 0; request < 20; request += 1) {
       if (request > 0) harness.advance(4000);
-      const outcome = await harness.ask(protocol, 'stream', primary, { fallbacks: [fallback] });
+      const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
       expect(outcome.error).toBeUndefined();
+      expect(outcome.text).toBe(outcome.model === primary ? 'Answer from primary.' : 'Answer from fallback.');
+      // "Within seconds": at worst the budget's three tries before the circuit opens, never a wait for the primary.
+      expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
       answeredBy.push(outcome.model === primary ? 'P' : 'F');
+      waited.push(outcome.ms);
     }
     const primaryRequests = harness.upstream.requestsFor(primary).length;
     if (settings.name === 'short') {
@@ -185,6 +185,8 @@ describe('R11.5 a primary down for a minute, then healthy: 20 requests, one ever
       expect(primaryRequests).toBe(3 + 2 + 1);
     }
     expect(harness.upstream.requestsFor(fallback)).toHaveLength(answeredBy.filter((who) => who === 'F').length);
+    // Once the circuit is open, the fallback answers without a single try of the primary: no backoff at all.
+    expect(Math.max(...waited.slice(2, 5))).toBeLessThan(settings.atOnceMs);
     expect(await metricValue(harness.gateway.metrics, 'turnguard_circuit_state', { upstream: protocol, state: settings.name === 'short' ? 'closed' : 'open' })).toBeGreaterThan(0);
   });
 });
@@ -202,6 +204,9 @@ describe('R11.7 fail-over accounting', () => {
     harness.upstream.model('acct-fallback').always(answerFrom('fallback'));
     const outcome = await harness.ask('messages', 'stream', 'acct-primary', { fallbacks: ['acct-fallback'] });
     expect(outcome.text).toBe('Answer from fallback.');
+    expect(outcome.model).toBe('acct-fallback');
+    expect(outcome.ms).toBeGreaterThanOrEqual(3 * settings.firstBackoffMs - 10);
+    expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
     await harness.sink.waitForTurns(1);
     const samples = harness.sink.samples.map((sample) => [sample.model, (sample as { fallbackFrom?: string }).fallbackFrom, sample.ok]);
     expect(samples).toEqual([

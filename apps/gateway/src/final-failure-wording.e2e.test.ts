@@ -2,7 +2,8 @@ import { scenario } from '@turnguard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './testing/gateway-harness.test-helper.js';
 
-// R8.3: a final failure the gateway writes is read by a client (an SDK, a CLI), so it names the client, never "the host".
+// R8.3: a final failure the gateway writes is read by a client (an SDK, a CLI), so it never says "the host": a stream's
+// names the client, which read part of the answer; a JSON 502's names the gateway, since none of it reached the client.
 let harness: Harness;
 
 beforeEach(async () => {
@@ -36,12 +37,13 @@ describe.each(['chat', 'messages', 'responses'] as const)('%s: a turn cut after 
     expect(text).not.toMatch(/\bhost\b/);
   });
 
-  it('as JSON: the 502 body says the output reached the client', async () => {
+  it('as JSON: the 502 body says the output reached the gateway (none reached the client)', async () => {
     harness.upstream[protocol].enqueue(scenario.for(protocol).text(LONG_ANSWER).destroySocket({ afterEvents: 7 }) as never);
     const response = await post(protocol, false);
     expect(response.status).toBe(502);
     const text = await response.text();
-    expect(text).toMatch(/reached the client/);
+    expect(text).toMatch(/reached the gateway/);
+    expect(text).not.toMatch(/client/);
     expect(text).not.toMatch(/\bhost\b/);
   });
 });

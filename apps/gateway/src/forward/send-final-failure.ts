@@ -24,7 +24,8 @@ export function sendFinalFailure(response: ServerResponse, protocol: Protocol, e
     seen !== undefined && upstream.last === seen && seen.errorBody !== undefined && error.kind !== 'stream_cut' && error.status === seen.status && (seen.protocol === undefined || seen.protocol === protocol);
   if (!isUpstreamsOwn) {
     const seenHeaders = upstream.last === undefined ? {} : selectRelayedResponseHeaders(upstream.last.headers);
-    sendProtocolError(response, protocol, wordForClient(error), undefined, seenHeaders);
+    // Nothing of the answer reached this client (no SSE was sent; a JSON answer is whole or absent): what got part of it was the gateway.
+    sendProtocolError(response, protocol, wordFor(error, 'gateway'), undefined, seenHeaders);
     return;
   }
   const body = seen.errorBody!;
@@ -42,10 +43,15 @@ export function sendFinalFailure(response: ServerResponse, protocol: Protocol, e
  * core words its errors for the program that called runTurn, "the host";
  * through the gateway the reader is the client (the SDK or CLI that sent the
  * request), so every failure the gateway writes, as JSON or in-stream, names
- * it so (R8.3).
+ * it so (R8.3) — except in an answer sent before any SSE, which no part of
+ * the answer reached: there the gateway is what read it.
  */
 export function wordForClient(error: TurnError): TurnError {
-  const message = error.message.replace(/\b([Tt]he) host('s)?\b/g, (_match, article: string, possessive: string | undefined) => `${article} client${possessive ?? ''}`);
+  return wordFor(error, 'client');
+}
+
+function wordFor(error: TurnError, reader: 'client' | 'gateway'): TurnError {
+  const message = error.message.replace(/\b([Tt]he) host('s)?\b/g, (_match, article: string, possessive: string | undefined) => `${article} ${reader}${possessive ?? ''}`);
   return message === error.message ? error : error.with({ message });
 }
 

@@ -31,6 +31,10 @@ export interface CatalogueSettings {
   slowFirstTokenMs: number;
   /** The longest a turn of the catalogue may take before it is answered or ends. */
   turnBoundMs: number;
+  /** The shortest wait before a retry without Retry-After (the budget's first backoff, jitter only adds). */
+  firstBackoffMs: number;
+  /** A turn that fails over or ends at once (no backoff, no limit waited out) ends sooner than this. */
+  atOnceMs: number;
 }
 
 export const SHORT_SETTINGS: CatalogueSettings = {
@@ -49,6 +53,8 @@ export const SHORT_SETTINGS: CatalogueSettings = {
   attemptsWithoutFallback: 5,
   slowFirstTokenMs: 3000,
   turnBoundMs: 4000,
+  firstBackoffMs: 20,
+  atOnceMs: 1000,
 };
 
 /** The gateway's defaults (decisions 0400, 0406): the run that shows what a user gets out of the box. */
@@ -65,6 +71,10 @@ export const DEFAULT_SETTINGS: CatalogueSettings = {
   slowFirstTokenMs: 130_000,
   // R11.3: a persistent 429/5xx ends well inside 30 s.
   turnBoundMs: 30_000,
+  firstBackoffMs: 1000,
+  // Well under the limits and Retry-Afters this run waits out (30–120 s): its rows run side by side,
+  // a hundred turns at once on a small machine, so a turn that waits for nothing still takes a second or two.
+  atOnceMs: 4000,
 };
 
 export function catalogueSettings(): CatalogueSettings {
@@ -207,7 +217,18 @@ export const FULL_DEFAULT_ANSWER = 'The answer from the fault upstream.';
  * (Chat's string content or Messages' text parts).
  */
 export function restOfDefaultAnswer(context: FaultContext): Fault {
-  const content = (context.body as { messages?: Array<{ content: unknown }> }).messages?.at(-1)?.content;
-  const prefill = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : '';
-  return fault.ok((protocol) => scenario.for(protocol).text(FULL_DEFAULT_ANSWER.slice(prefill.length)).usage({ input: 30, output: 5 }));
+  return fault.ok((protocol) => scenario.for(protocol).text(FULL_DEFAULT_ANSWER.slice(prefillOf(context.body).length)).usage({ input: 30, output: 5 }));
 }
+
+/** The prefill a continuation request carries: its last message's text (Chat and Messages shapes). */
+export function prefillOf(body: unknown): string {
+  const content = (body as { messages?: Array<{ content: unknown }> }).messages?.at(-1)?.content;
+  return typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : '';
+}
+
+/**
+ * What a streaming client reads of the default answer (one word a record) before a fault after output:
+ * `fault.cut()`'s default cut point, and `AFTER_OUTPUT_RECORDS` for a stall or a malformed record.
+ */
+export const TEXT_BEFORE_CUT: Record<Protocol, string> = { chat: 'The answer from the', messages: 'The answer from', responses: 'The answer from' };
+export const TEXT_BEFORE_FAULT: Record<Protocol, string> = { chat: 'The answer', messages: 'The', responses: 'The answer' };

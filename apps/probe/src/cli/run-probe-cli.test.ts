@@ -82,7 +82,7 @@ describe('a run', () => {
     expect(stdout).not.toMatch(/[\r\x1b]/);
     expect(stdout).toContain('against the embedded mock upstream — waits shortened');
     expect(stdout).toMatch(/long-think-cut\/messages \+\d+\.\d\ds stream cut after thinking only/);
-    expect(stdout).toMatch(/long-think-cut\s+messages\s+ok\s+2\s+yes\s+0\s+\d+\.\d\ds\s+pass/);
+    expect(stdout).toMatch(/long-think-cut\s+messages\s+ok\s+2\s+yes\s+-\s+0\s+\d+\.\d\ds\s+pass/);
     expect(stdout).toContain('all 1 runs behaved as expected');
     expect(stdout).toContain(`stats:  ${statsFile}`);
     // A command that runs where the probe runs: the installed stats CLI, not an npx of an unpublished package (R10.4).

@@ -80,7 +80,7 @@ export class ProgressTracker {
           return;
         }
         this.#closeSegment();
-        this.#onNotice(`fail-over: ${event.from.model} → ${to} (${event.errorCode ?? event.reason}, R11.2)`);
+        this.#onNotice(`fail-over: ${event.from.upstream}/${event.from.model} → ${to} (${event.errorCode ?? event.reason}, R11.2)`);
         this.#openSegment('fallback');
         this.#setPhase('failing over');
         return;

@@ -63,6 +63,22 @@ describe('ProgressTracker', () => {
   });
 });
 
+describe('ProgressTracker, fail-over (R11.2, R11.5)', () => {
+  const hop = (upstream: string, model: string) => ({ upstream, model, protocol: 'chat' as const });
+  it('a fail-over closes the failed request\'s segment and names both ends as upstream/model; an open circuit opens none', () => {
+    const notices: string[] = [];
+    const tracker = new ProgressTracker((notice) => notices.push(notice));
+    tracker.observe({ type: 'fallback', from: hop('mock', 'primary'), to: hop('backup', 'second'), reason: 'retry-budget', errorCode: 'OVERLOADED' });
+    tracker.observe({ type: 'text-delta', id: 't', delta: 'ok' });
+    tracker.observe({ type: 'fallback', from: hop('mock', 'primary'), to: hop('backup', 'second'), reason: 'circuit-open' });
+    expect(notices).toEqual(['segment seg1 r0/t0 ended', 'fail-over: mock/primary → backup/second (OVERLOADED, R11.2)', 'segment 2: answering', 'circuit open for mock/primary: straight to backup/second (R11.5)']);
+    expect(tracker.segments.map((segment) => [segment.cause, segment.textChars])).toEqual([
+      ['start', 0],
+      ['fallback', 2],
+    ]);
+  });
+});
+
 describe('ProgressRenderer', () => {
   afterEach(() => vi.useRealTimers());
 

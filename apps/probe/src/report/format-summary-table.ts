@@ -1,6 +1,14 @@
 import type { ProbeRunResult } from '../probe-types.js';
 
-const HEADERS = ['scenario', 'protocol', 'outcome', 'requests', 'recovered', 'retries (waited)', 'time', 'check'] as const;
+const HEADERS = ['scenario', 'protocol', 'outcome', 'requests', 'recovered', 'fail-over', 'retries (waited)', 'time', 'check'] as const;
+
+/** R11: what moved the turn past a failing request — fallbacks (one segment each) and a continuation. */
+function describeFailover(result: ProbeRunResult): string {
+  const fallbacks = result.segments.filter((segment) => segment.cause === 'fallback').length;
+  const continued = result.segments.some((segment) => segment.cause === 'continuation');
+  const parts = [...(fallbacks === 0 ? [] : [`${fallbacks} fallback${fallbacks === 1 ? '' : 's'}`]), ...(continued ? ['continued'] : [])];
+  return parts.length === 0 ? '-' : parts.join(', ');
+}
 
 function describeOutcome(result: ProbeRunResult): string {
   if (result.outcome === 'ok') return result.terminalReason === undefined ? 'ok' : `ok (${result.terminalReason})`;
@@ -14,6 +22,7 @@ function describeRow(result: ProbeRunResult): string[] {
     describeOutcome(result),
     String(result.physicalRequests),
     result.recovered ? 'yes' : 'no',
+    describeFailover(result),
     result.retries === 0 ? '0' : `${result.retries} (${result.retryWaitMs} ms)`,
     `${(result.durationMs / 1000).toFixed(2)}s`,
     result.passed ? 'pass' : 'FAIL',
@@ -22,7 +31,7 @@ function describeRow(result: ProbeRunResult): string[] {
 
 /**
  * The end-of-run table: scenario × protocol with outcome, physical requests,
- * whether recovery happened, retries and time. Plain text (no colours), so it
+ * whether recovery happened, fail-overs and continuations, retries and time. Plain text (no colours), so it
  * reads the same in a terminal, a log and a README.
  */
 export function formatSummaryTable(results: readonly ProbeRunResult[]): string {
