@@ -3,7 +3,7 @@
 // 16 KiB reads, so the network, the wire server and their scheduling on a
 // 2-core box are out of the ratio: what is left is runTurn's per-event cost.
 // No full GC before each run by default (steady state; `--gc` to add one).
-// `--warm-turns N`: each process first runs N short turns (20 records) of
+// `--warm-turns N`: each process first runs N short turns (40 records) of
 // every variant, so runTurn's once-per-turn code (request, retry, head,
 // segment set-up) is as warm as in a host that has run many turns; without
 // it that code runs only a few dozen times per process and stays cold, which

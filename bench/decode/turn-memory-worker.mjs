@@ -44,7 +44,7 @@ function makeVariants(name, lib, respond = makeResponse, expected = records) {
   };
 }
 
-const WARM_RECORDS = 20;
+const WARM_RECORDS = 40;
 const warmTurns = Number(values['warm-turns']);
 const shortResponse = warmTurns > 0 ? memoryResponses(new Uint8Array(Buffer.concat((await renderWireStream(protocol, WARM_RECORDS)).chunks)), readBytes) : makeResponse;
 const variants = {};
