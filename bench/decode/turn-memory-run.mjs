@@ -3,9 +3,14 @@
 // 16 KiB reads, so the network, the wire server and their scheduling on a
 // 2-core box are out of the ratio: what is left is runTurn's per-event cost.
 // No full GC before each run by default (steady state; `--gc` to add one).
+// `--warm-turns N`: each process first runs N short turns (40 records) of
+// every variant, so runTurn's once-per-turn code (request, retry, head,
+// segment set-up) is as warm as in a host that has run many turns; without
+// it that code runs only a few dozen times per process and stays cold, which
+// adds its cold cost to every timed turn (decision 0320).
 //
 //   node bench/decode/turn-memory-run.mjs [--records 20000] [--processes 3] [--reps 21]
-//     [--baseline-ref main] [--protocols chat,messages,responses] [--gc]
+//     [--baseline-ref main] [--protocols chat,messages,responses] [--gc] [--warm-turns 2000]
 //     [--node-args=--retain-maps-for-n-gc=1000]   (V8 flags for the workers, to test a cause)
 //
 // Needs packages/testkit/dist (`node bench/decode/run.mjs` builds it).
@@ -28,6 +33,7 @@ const { values } = parseArgs({
     'baseline-ref': { type: 'string', default: '' },
     protocols: { type: 'string', default: 'chat,messages,responses' },
     gc: { type: 'boolean', default: false },
+    'warm-turns': { type: 'string', default: '0' },
     'node-args': { type: 'string', default: '' },
   },
 });
@@ -37,7 +43,7 @@ const workDir = await mkdtemp(join(tmpdir(), 'tg-turn-memory-'));
 const execNode = promisify(execFile);
 
 async function runProcess(protocol, libs) {
-  const args = ['--expose-gc', ...values['node-args'].split(' ').filter(Boolean), WORKER, '--protocol', protocol, '--records', values.records, '--libs', JSON.stringify(libs), '--reps', values.reps];
+  const args = ['--expose-gc', ...values['node-args'].split(' ').filter(Boolean), WORKER, '--protocol', protocol, '--records', values.records, '--libs', JSON.stringify(libs), '--reps', values.reps, '--warm-turns', values['warm-turns']];
   if (values.gc) args.push('--gc');
   const { stdout } = await execNode(process.execPath, args, { cwd: REPO_ROOT, timeout: 300_000 });
   return processMedians(stdout);

@@ -16,6 +16,8 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '21' },
     warmup: { type: 'string', default: '3' },
     'read-bytes': { type: 'string', default: '16384' },
+    // Short turns of every variant before timing: runTurn's once-per-turn code as warm as in a long-running host.
+    'warm-turns': { type: 'string', default: '0' },
     // A full GC before each timed run, as turn-worker.mjs does by default; off here by default:
     // the GC's time dilutes the per-event difference this bench exists to show.
     gc: { type: 'boolean', default: false },
@@ -29,20 +31,29 @@ const wireBytes = new Uint8Array(Buffer.concat(plan.chunks));
 
 const makeResponse = memoryResponses(wireBytes, readBytes);
 
-function makeVariants(name, lib) {
+function makeVariants(name, lib, respond = makeResponse, expected = records) {
   const adapter = lib.adapters[protocol];
   const request = makeRequestBody(protocol);
   return {
     [`ours@${name}`]: async () => {
       let count = 0;
-      for await (const _event of adapter.decodeStream(makeResponse().body)) count += 1;
-      if (count < records * 0.8) throw new Error(`bench: decoder produced ${count} events`);
+      for await (const _event of adapter.decodeStream(respond().body)) count += 1;
+      if (count < expected * 0.8) throw new Error(`bench: decoder produced ${count} events`);
     },
-    [`turn@${name}`]: makeTurnVariant(lib, protocol, { request, target: MEMORY_TARGET, fetch: async () => makeResponse(), records }),
+    [`turn@${name}`]: makeTurnVariant(lib, protocol, { request, target: MEMORY_TARGET, fetch: async () => respond(), records: expected }),
   };
 }
 
+const WARM_RECORDS = 40;
+const warmTurns = Number(values['warm-turns']);
+const shortResponse = warmTurns > 0 ? memoryResponses(new Uint8Array(Buffer.concat((await renderWireStream(protocol, WARM_RECORDS)).chunks)), readBytes) : makeResponse;
 const variants = {};
-for (const [name, path] of Object.entries(JSON.parse(values.libs))) Object.assign(variants, makeVariants(name, await import(pathToFileURL(path).href)));
+const warmVariants = [];
+for (const [name, path] of Object.entries(JSON.parse(values.libs))) {
+  const lib = await import(pathToFileURL(path).href);
+  Object.assign(variants, makeVariants(name, lib));
+  if (warmTurns > 0) warmVariants.push(...Object.values(makeVariants(name, lib, shortResponse, WARM_RECORDS)));
+}
+for (let turn = 0; turn < warmTurns; turn += 1) for (const run of warmVariants) await run();
 const { timings } = await timeInterleaved(variants, { warmup: Number(values.warmup), reps: Number(values.reps), gc: values.gc });
 process.stdout.write(`${JSON.stringify({ timings })}\n`);

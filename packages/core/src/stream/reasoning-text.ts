@@ -49,6 +49,8 @@ export class ReasoningText {
    * its end (a long thinking phase, then a long answer), and no more is kept.
    */
   drop(): void {
+    // Checked on every wire read once text has come: only the first call has anything to let go.
+    if (!this.kept && this.joined === '' && this.recent.length === 0) return;
     this.kept = false;
     this.joined = '';
     this.recent = [];

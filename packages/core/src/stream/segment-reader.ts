@@ -77,9 +77,11 @@ export class SegmentReader {
     const recorder = this.#recorder;
     try {
       for (;;) {
-        const released = recorder.nextReleased();
-        if (released !== undefined) return released;
-        if (recorder.completeWhenSent) return this.#end('terminal', true);
+        if (recorder.releasing) {
+          const released = recorder.nextReleased();
+          if (released !== undefined) return released;
+          if (recorder.completeWhenSent) return this.#end('terminal', true);
+        }
         let event = this.#fromRead;
         if (event === undefined) event = this.#iterator.takeBuffered?.();
         else this.#fromRead = undefined;

@@ -41,7 +41,16 @@ export class SegmentRecorder {
   endedBy: SegmentEnd | undefined;
   /** The terminal frame arrived: the segment ends complete once the released events went out. */
   completeWhenSent = false;
-  /** The event handed out last is content: once the host pulled again, output was consumed (R4.1). */
+  /**
+   * Released events wait to go out, or the segment is complete once they
+   * did: the reader asks `nextReleased()` only then, not on every event.
+   */
+  releasing = false;
+  /**
+   * The event handed out last is the segment's first content not yet
+   * acknowledged: the host's next pull means output was consumed (R4.1).
+   * False once it was: later pulls have nothing left to tell the segment.
+   */
   handedContent = false;
   /**
    * When the current batch of events came off the wire: the output time of
@@ -78,7 +87,9 @@ export class SegmentRecorder {
   /** A held event released by the first content, which goes before anything else; undefined when none is left. */
   nextReleased(): TurnEvent | undefined {
     const released = this.held.nextReleased();
-    return released === undefined ? undefined : this.handOut(released, isContent(released));
+    if (released !== undefined) return this.handOut(released, isContent(released));
+    this.releasing = this.completeWhenSent;
+    return undefined;
   }
 
   /** Records one decoded event in the facts; returns it (as the host gets it) when it goes to the host now. */
@@ -121,6 +132,7 @@ export class SegmentRecorder {
     this.facts.terminalFrameSeen = true;
     this.held.release(this.rules.notices);
     this.completeWhenSent = true;
+    this.releasing = true;
   }
 
   /** An event that is not output: it only changes the facts, or ends the segment. */
@@ -167,23 +179,24 @@ export class SegmentRecorder {
   /** A content or block event (R4.1: content is what makes a retry visible): to the host, or held until content. */
   private takeOutput(event: TurnEvent, content: boolean): TurnEvent | undefined {
     if (content) this.noteOutputTime();
-    if (!this.facts.outputConsumed) {
-      if (!content) {
-        this.held.hold(event);
-        return undefined;
-      }
-      if (this.held.release(this.rules.notices)) {
-        // The held block starts go first; this event follows them.
-        this.held.queueAfterReleased(event);
-        return this.nextReleased();
-      }
+    // Once the host consumed this segment's output, nothing is held and no pull has more to acknowledge.
+    if (this.facts.outputConsumed) return this.handOut(event, false);
+    if (!content) {
+      this.held.hold(event);
+      return undefined;
     }
-    return this.handOut(event, content);
+    if (this.held.release(this.rules.notices)) {
+      // The held block starts go first; this event follows them.
+      this.held.queueAfterReleased(event);
+      this.releasing = true;
+      return this.nextReleased();
+    }
+    return this.handOut(event, true);
   }
 
-  /** `event` is the host's next: whether it is content decides what its pull acknowledges (R4.1). */
-  private handOut(event: TurnEvent, content: boolean): TurnEvent {
-    this.handedContent = content;
+  /** `event` is the host's next; `acknowledged`: its pull tells that output was consumed (R4.1). */
+  private handOut(event: TurnEvent, acknowledged: boolean): TurnEvent {
+    this.handedContent = acknowledged;
     return this.blockIdPrefix === '' ? event : withBlockPrefix(event, this.blockIdPrefix);
   }
 

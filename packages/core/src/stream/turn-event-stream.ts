@@ -170,9 +170,10 @@ export class TurnEventStream implements AsyncIterableIterator<TurnEvent> {
     const segment = this.#segment;
     if (this.#queue.length === 0 && segment !== undefined) {
       const event = segment.next();
+      // Only the segment's first content waits for the host's next pull (R4.1); `#taken` is clear here.
       const consumer = segment.handedContent ? segment : undefined;
       if (event !== undefined && this.#queue.length === 0) {
-        this.#taken = consumer;
+        if (consumer !== undefined) this.#taken = consumer;
         return event;
       }
       // A notice the segment raised while reading (a warning, its metadata) goes before its event.
