@@ -3,7 +3,7 @@
  * `docs/decisions/NNNN-*.md`. Decisions are folded when superseded, so a
  * number can stop existing while code still cites it: this fails on every
  * such dangling reference in the sources, tests and docs of apps/ and
- * packages/ (the decision records' rule, CONTRIBUTING.md).
+ * packages/ (CONTRIBUTING.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
