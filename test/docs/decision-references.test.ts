@@ -2,8 +2,8 @@
  * A comment that says "decision NNNN" sends the reader to
  * `docs/decisions/NNNN-*.md`. Decisions are folded when superseded, so a
  * number can stop existing while code still cites it: this fails on every
- * such dangling reference in the sources, tests and docs of apps/ and
- * packages/ (CONTRIBUTING.md).
+ * such dangling reference in the sources, tests and docs of apps/,
+ * packages/, bench/, scripts/ and docs/ (CONTRIBUTING.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -59,10 +59,10 @@ describe('decision references', () => {
     expect(danglingReferences(text, new Set(['0320', '0234', '0235', '0236', '0340', '0342', '0030']))).toEqual([{ line: 2, decision: '0204' }]);
   });
 
-  it('every "decision NNNN" in apps/ and packages/ names a record in docs/decisions', () => {
+  it('every "decision NNNN" in apps/, packages/, bench/, scripts/ and docs/ names a record in docs/decisions', () => {
     const known = knownDecisions();
     expect(known.size).toBeGreaterThan(20);
-    const files = ['apps', 'packages'].flatMap((group) => sourceFiles(join(ROOT, group)));
+    const files = ['apps', 'packages', 'bench', 'scripts', 'docs'].flatMap((group) => sourceFiles(join(ROOT, group)));
     expect(files.length).toBeGreaterThan(100);
     const dangling = files.flatMap((file) =>
       danglingReferences(readFileSync(file, 'utf8'), known).map((reference) => `${relative(ROOT, file)}:${reference.line}: decision ${reference.decision}`),
