@@ -18,8 +18,8 @@ export interface SpliceableSseEncoder extends SseTextEncoder {
  * The adapters' own encoder classes, driven directly: the same bytes as their
  * `encodeStream` (R7.3) without a ReadableStream pull and two promise hops
  * per event, which measured as a visible share of the gateway's per-chunk
- * cost at 50 streams (bench/README.md). Small classes, not literals of three
- * closures: the relay holds its encoder for the whole stream (decision 0291).
+ * cost at 50 streams (bench/README.md). Each wraps its adapter's encoder and
+ * words a failure for the client (R8.3, R8.10).
  */
 export function createSseTextEncoder(protocol: Protocol): SpliceableSseEncoder {
   switch (protocol) {

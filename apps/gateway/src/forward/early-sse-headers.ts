@@ -50,7 +50,7 @@ export class EarlySseHeaders {
     response.writeHead(200, { ...selectRelayedResponseHeaders(upstreamHeaders), ...SSE_HEADERS });
     this.onSent();
     this.#flushPending = true;
-    setImmediate(EarlySseHeaders.#flushAlone, this);
+    setImmediate(() => this.#flushAlone());
   }
 
   /** The protocol's own bytes flow now (or the response ended): no more comment lines, and the head goes with them. */
@@ -61,16 +61,16 @@ export class EarlySseHeaders {
   }
 
   /** Nothing was written in the turn the head was: the upstream is silent after its head, so the client gets it alone, then comments. */
-  static #flushAlone(headers: EarlySseHeaders): void {
-    const { response } = headers;
-    if (!headers.#flushPending || response.destroyed || response.writableEnded) return;
-    headers.#flushPending = false;
+  #flushAlone(): void {
+    const { response } = this;
+    if (!this.#flushPending || response.destroyed || response.writableEnded) return;
+    this.#flushPending = false;
     response.flushHeaders();
-    if (headers.keepAliveMs > 0) {
-      headers.#timer = setInterval(() => {
+    if (this.keepAliveMs > 0) {
+      this.#timer = setInterval(() => {
         if (!response.destroyed && !response.writableEnded) response.write(KEEP_ALIVE_COMMENT);
-      }, headers.keepAliveMs);
-      headers.#timer.unref();
+      }, this.keepAliveMs);
+      this.#timer.unref();
     }
   }
 }

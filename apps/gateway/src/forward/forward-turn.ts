@@ -8,7 +8,7 @@ import type { WatchTurn } from '../logging/turn-watch.js';
 import { selectAdapter } from '../protocol-routes.js';
 import { dropUnsignedThinking } from './drop-unsigned-thinking.js';
 import { createEventFilter } from './observe-turn-events.js';
-import { relayTurnAsJson, relayTurnAsSse } from './relay-turn.js';
+import { relayTurnAsJson, relayTurnAsSse, type RelayOptions } from './relay-turn.js';
 import { SseRecordRelay } from './sse-record-relay.js';
 import { TurnStatsSink } from './turn-stats-sink.js';
 import { planTurnRoute, type TurnRoute } from './plan-turn-route.js';
@@ -89,8 +89,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   const clientModel = typeof body.model === 'string' ? body.model : undefined;
   body = route.body;
 
-  // Client disconnect stops the turn through its own iterator (R8.4): no AbortController and
-  // listener per request on the first-byte path (decision 0204).
+  // Client disconnect stops the turn through its own iterator (R8.4): returning it aborts the
+  // current segment and rules out a recovery, so the gateway needs no AbortController of its own.
   let clientGone = false;
   let stopTurn: (() => void) | undefined;
   const onClose = (): void => {
@@ -153,7 +153,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   }
   watch.settle(run.result);
   const keep = createEventFilter({ dropUsage, onFallback: (event) => context.metrics.recordFallback(protocol, event.from.model, event.to.model, event.errorCode ?? event.reason) });
-  // runTurn's one iterator: the relay pulls it directly (no wrapper per event, decision 0293).
+  // runTurn's one iterator: the relay pulls it directly; `keep` is a predicate it calls, not a second iterator around it.
   const events = run[Symbol.asyncIterator]();
   // Returning the events stops the turn at once, even while the relay awaits the next one:
   // the current segment is aborted and no recovery follows (runTurn's consumer stop).
@@ -164,26 +164,20 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     // Recorded after the first byte's write went out: the histogram's label work is not on the TTFB path.
     setImmediate(() => watch.onFirstByte(seconds));
   };
-  // Plain literals, no spread: a spread followed by new keys gives each request's options object a
-  // hidden class of its own in Node 20's V8, held for the whole stream (decision 0291).
-  const relayed =
-    output !== undefined
-      ? relayTurnAsSse({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, output, keepAliveMs: context.sseKeepAliveMs, result: run.result })
-      : relayTurnAsJson({ response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, answeredByOtherFamily: () => lastBodyForeign, result: run.result });
-  const remembersChain = protocol === 'responses' && body.store !== false;
-  // Chained, not awaited: this frame, with every local of the request, would stay suspended for the
-  // whole stream (decision 0291).
-  return relayed.finally(() => {
+  const relay: RelayOptions = { response, protocol, events, keep, requestModel, upstream, upstreamObject, onFirstByte, result: run.result };
+  try {
+    if (output !== undefined) await relayTurnAsSse({ ...relay, output, keepAliveMs: context.sseKeepAliveMs });
+    else await relayTurnAsJson({ ...relay, answeredByOtherFamily: () => lastBodyForeign });
+  } finally {
     response.off('close', onClose);
     if (stats.droppedAfterEnd > 0) {
       context.logger?.warn({ protocol, code: 'RELAY_DROPPED_AFTER_END', records: stats.droppedAfterEnd }, 'records after the end of the upstream response were dropped');
     }
     // The turn is recorded (R6.2) on every path, including a client that left, before this settles.
-    return run.result.then((result) => {
-      if (remembersChain) rememberRecoveredResponse(result, context.responseChains);
-      if (result.continued === true) context.metrics.recordContinuation(protocol, result.model ?? clientModel ?? 'none', result.outcome === 'ok' ? 'completed' : 'failed');
-    });
-  });
+    const result = await run.result;
+    if (protocol === 'responses' && body.store !== false) rememberRecoveredResponse(result, context.responseChains);
+    if (result.continued === true) context.metrics.recordContinuation(protocol, result.model ?? clientModel ?? 'none', result.outcome === 'ok' ? 'completed' : 'failed');
+  }
 }
 
 /** After a recovered Responses turn: the id the client saw (segment 1's last attempt) → the recovery response's id. */

@@ -17,12 +17,11 @@ export type EventFilter = (event: TurnEvent) => boolean;
 
 /**
  * Drops what the client did not ask for (retries are observed through
- * runTurn's `retry.onRetry`, when they are decided, R12.3). A
- * plain predicate the relay calls on each event it pulls from runTurn, not an
- * iterator wrapped around runTurn's: a wrapper cost a promise, its reaction
- * and a closure per event, alive for as long as the upstream is silent —
- * with many paced streams open, that waiting state survives V8's scavenges
- * and grows the young generation (decision 0293, bench/README.md per-stream memory).
+ * runTurn's `retry.onRetry`, when they are decided, R12.3). A plain predicate
+ * the relay calls on each event it pulls from runTurn, not an iterator
+ * wrapped around runTurn's: a wrapper adds a promise and its callback per
+ * event, and each open stream holds one of those for as long as its upstream
+ * is silent (per-stream memory: `bench/gateway/memory-run.mjs`, decision 0320).
  */
 export function createEventFilter(options: ObserveOptions): EventFilter {
   const { dropUsage, onFallback } = options;

@@ -54,12 +54,12 @@ const NO_EVENTS = new TurnError({ kind: 'server', code: 'GATEWAY_NO_TURN_EVENTS'
  * `[DONE]`, never a fake `stop`; Messages `event: error`; Responses `error` +
  * `response.failed`).
  */
-export function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
+export async function relayTurnAsSse(options: SseRelayOptions): Promise<void> {
   const headers = new EarlySseHeaders(options.response, options.keepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS, options.onFirstByte);
   // Status and headers go out as soon as segment 1 is a stream (R8.2, decision 0233).
   options.upstream.onFirstOk = (seen) => headers.send(seen.headers);
-  // Not awaited here: a suspended async frame per layer is held for the whole stream (decision 0298).
-  return relayEvents(options, headers);
+  const writer = await startOutput(options, headers);
+  if (writer !== undefined) await relayRest(options, writer);
 }
 
 /**
@@ -94,12 +94,11 @@ async function holdUntilVisible(options: SseRelayOptions, headers: EarlySseHeade
 }
 
 /**
- * The relay, one async frame for the whole stream: every suspended frame is
- * held by each open stream (a generator, its registers, a promise and its
- * reaction), so no layer awaits another while the stream runs (decision 0298).
+ * Up to the first byte: the held events and the records behind them go out
+ * with the head. Returns the writer the rest of the stream goes through, or
+ * undefined when the turn was answered (or the client left) before any output.
  */
-async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): Promise<void> {
-  const { response, events: iterator, keep } = options;
+async function startOutput(options: SseRelayOptions, headers: EarlySseHeaders): Promise<SseResponseWriter | undefined> {
   let held: TurnEvent[] | undefined;
   try {
     held = await holdUntilVisible(options, headers);
@@ -109,16 +108,30 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
     // No comment lines once the protocol's own bytes flow, nor after the turn was answered or failed.
     headers.stopKeepAlive();
   }
-  if (held === undefined) return;
-  const writer = new SseResponseWriter(response);
-  const write = (chunk: string): void => writer.write(chunk);
-  const { output } = options;
-  // One loop, no generator between runTurn and the socket (each layer cost promise hops per event).
+  if (held === undefined) return undefined;
+  const writer = new SseResponseWriter(options.response);
+  try {
+    options.output.start(held, (chunk) => writer.write(chunk));
+  } catch {
+    // The output failed before its first byte (an encoder, or the relay inside a record callback).
+    writer.destroy();
+    await options.events.return?.();
+    return undefined;
+  }
+  return writer;
+}
+
+/**
+ * The rest of the stream: pulls runTurn only when the socket can take more
+ * (backpressure, so a slow client slows the upstream read instead of growing
+ * memory), writes what the output makes of each event, and ends with the
+ * protocol's proper end. No generator between runTurn and the socket: each
+ * layer would add a promise and its callback per event.
+ */
+async function relayRest(options: SseRelayOptions, writer: SseResponseWriter): Promise<void> {
+  const { response, events: iterator, keep, output } = options;
   let finished = false;
   try {
-    output.start(held, write);
-    // Its array is done with: the suspended frame below would hold it for the whole stream (decision 0295).
-    held = undefined;
     for (;;) {
       const blocked = writer.whenWritable();
       if (blocked !== undefined) await blocked;
@@ -143,7 +156,6 @@ async function relayEvents(options: SseRelayOptions, headers: EarlySseHeaders): 
     if (!finished) await iterator.return?.();
   }
 }
-
 
 /**
  * The turn failed before any output. Headers not sent yet: an HTTP error, as

@@ -37,7 +37,7 @@ function partEnd(text: string, at: number): number {
  * `process.nextTick`, i.e. as soon as that chain settles, so nothing waits for
  * a later network read (R8.2: relayed as it arrives). The response's first
  * chunk goes out at once, with the headers: the client's time to first byte
- * does not wait for the rest of that chain (decision 0212).
+ * does not wait for the rest of that chain.
  */
 export class SseResponseWriter {
   private pending: string[] = [];
@@ -61,8 +61,7 @@ export class SseResponseWriter {
     }
     if (this.scheduled || this.rest !== undefined) return;
     this.scheduled = true;
-    // The writer as the tick's argument: no bound flush per response, held for the whole stream (decision 0293).
-    process.nextTick(SseResponseWriter.flushLater, this);
+    process.nextTick(() => this.flush());
   }
 
   /**
@@ -97,10 +96,6 @@ export class SseResponseWriter {
     }
     if (text === '') this.response.end();
     else this.response.end(text);
-  }
-
-  private static flushLater(writer: SseResponseWriter): void {
-    writer.flush();
   }
 
   private takePending(): string {

@@ -14,8 +14,10 @@ export function handOverOnce(body: string | null | undefined, headers: Record<st
 }
 
 /**
- * Forgets the bytes as it hands them over. A generator (`yield bytes`) would
- * keep them in its suspended frame until undici asks for the next chunk.
+ * Forgets the bytes as it hands them over. A generator (`yield bytes`) keeps
+ * its local `bytes` until undici asks it for the next chunk; this lets go of
+ * them in the call that returns them, so once undici has written the prompt
+ * nothing here holds it (`request-body-retention.test.ts`, decision 0320).
  */
 class BytesHandedOverOnce implements Iterable<Buffer>, Iterator<Buffer, undefined> {
   #bytes: Buffer | undefined;

@@ -12,7 +12,7 @@ function createBody(signal = new AbortController().signal) {
 /** Lets node:stream emit what was written (it does so on later ticks), without timers. */
 const flushStreamEvents = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('NodeBodyStream (decision 0205): a default reader’s behaviour without a WHATWG ReadableStream', () => {
+describe('NodeBodyStream (ByteStream bodies, decision 0320): a default reader’s behaviour without a WHATWG ReadableStream', () => {
   it('coalesces what arrived while nobody read into one chunk; bytes left at the end come before done', async () => {
     const { source, body } = createBody();
     const reader = body.getReader();

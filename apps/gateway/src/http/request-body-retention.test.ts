@@ -8,9 +8,10 @@ import { handOverOnce } from './hand-over-once.js';
 import { dispatchRequest } from './create-node-http-fetch-handler.js';
 import { readRequestBody } from './read-request-body.js';
 
-// Decision 0292: a request and its upstream call live as long as
-// their stream, so whatever still reaches the prompt's bytes holds a copy of
-// it per open stream. These check, with V8's own collector, that nothing does.
+// A request and its upstream call live as long as their stream, so whatever
+// still reaches the prompt's bytes holds a copy of it per open stream (decision
+// 0320: the built request is not held while the stream is read). These check,
+// with V8's own collector, that nothing does.
 
 /** Lets the promise jobs of a settled read run, so nothing on the stack holds the value. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -21,7 +22,7 @@ async function readAndForget(request: IncomingMessage): Promise<WeakRef<Buffer>>
   return new WeakRef(body);
 }
 
-describe('the prompt is not held again per open stream (decision 0292)', () => {
+describe('the prompt is not held again per open stream (decision 0320)', () => {
   it('readRequestBody keeps no reference to the body once read, though the request lives on', async () => {
     const request = Object.assign(new PassThrough(), { headers: {} }) as unknown as IncomingMessage & PassThrough;
     const reading = readAndForget(request);
@@ -62,7 +63,7 @@ describe('the prompt is not held again per open stream (decision 0292)', () => {
   });
 });
 
-describe('dispatchRequest holds nothing of the request once its head is in (decision 0292)', () => {
+describe('dispatchRequest holds nothing of the request once its head is in (decision 0320)', () => {
   it('the dispatch options (body included) are collectable while the response stream is open', async () => {
     const server = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -4,7 +4,7 @@ const MAX_ATTEMPTS = 8;
  * Candidate records parsed fully before the first attempt: a stream's first
  * records arrive in its first network read, which is on the gateway's
  * time-to-first-byte path (learning measured ≈ 40 µs of it there, decision
- * 0204), and a stream that short never pays learning back.
+ * 0320), and a stream that short never pays learning back.
  */
 const CANDIDATES_BEFORE_LEARNING = 4;
 

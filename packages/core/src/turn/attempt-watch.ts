@@ -5,8 +5,11 @@ import type { DecodedStreamEvent } from '../types/turn-event.js';
 
 /** What an attempt's watch needs from the turn. */
 export interface WatchContext {
-  /** The turn's stop (host abort, consumer, R4.7's limit): it stops the attempt too. */
-  signal: AbortSignal;
+  /**
+   * The turn's stop (host abort, consumer, R4.7's limit), with its reason, once it stopped: it stops
+   * the attempt too. Read, not listened to: a stop while the attempt runs comes through `abortWithTurn`.
+   */
+  turnStop(): { reason: unknown } | undefined;
   now(): number;
   limits: UpstreamTimeLimits;
 }
@@ -41,7 +44,8 @@ export class AttemptWatch {
 
   constructor(context: WatchContext) {
     this.#context = context;
-    if (context.signal.aborted) this.#controller.abort(context.signal.reason);
+    const stop = context.turnStop();
+    if (stop !== undefined) this.#controller.abort(stop.reason);
   }
 
   /** The turn stopped (host abort, consumer, R4.7's limit): the attempt stops with it. */
@@ -56,7 +60,7 @@ export class AttemptWatch {
 
   /** The limit that ended the attempt, if one did (and the turn itself was not stopped first). */
   get fired(): { name: UpstreamTimeLimitName; ms: number } | undefined {
-    return this.#context.signal.aborted ? undefined : this.#fired;
+    return this.#context.turnStop() !== undefined ? undefined : this.#fired;
   }
 
   /**

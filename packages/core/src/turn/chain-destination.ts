@@ -45,7 +45,7 @@ export function attemptPlanFor<Native extends object>(turn: Turn<Native>, run: C
     protocol: destination.protocol,
     fallbackFrom: run.fallbackFrom(destination),
   };
-  return { route, watch: new AttemptWatch({ signal: turn.signal, now: turn.options.now, limits: run.chain.timeLimits }) };
+  return { route, watch: new AttemptWatch({ turnStop: () => turn.stopReason, now: turn.options.now, limits: run.chain.timeLimits }) };
 }
 
 /** Asks the destination's circuit for one request (R11.5): a permit, `none` (no breakers, or bypassed), or undefined when it refuses. */

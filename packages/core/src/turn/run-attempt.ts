@@ -135,13 +135,13 @@ function readBody<Native extends object>(turn: Turn<Native>, plan: AttemptPlan<N
     body.cancel().catch(ignore);
     throw error;
   }
-  return turn.events.readSegment(events, { ...readingRules(turn, plan.segmentIndex), ...plan.reading, signal: watch?.signal ?? turn.signal });
+  return turn.events.readSegment(events, { ...readingRules(turn, plan.segmentIndex, watch?.signal ?? turn.signal), ...plan.reading });
 }
 
-function readingRules<Native extends object>(turn: Turn<Native>, segmentIndex: 0 | 1): ReadSegmentOptions {
+function readingRules<Native extends object>(turn: Turn<Native>, segmentIndex: 0 | 1, signal: AbortSignal): ReadSegmentOptions {
   const { recovery, now } = turn.options;
   return {
-    signal: turn.signal,
+    signal,
     now,
     notices: turn,
     forwardToolCalls: segmentIndex === 0,

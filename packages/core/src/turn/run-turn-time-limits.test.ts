@@ -147,3 +147,24 @@ describe('R11.4 upstream time limits, each with its own code', () => {
     expect(errorsOf(events)[0]).toMatchObject({ kind: 'timeout', code: 'TIMEOUT' });
   });
 });
+
+describe('R11.4 a fault-free chain turn makes one abort signal per request', () => {
+  it('the request and its body read carry the attempt\'s own signal; the turn\'s is not made', async () => {
+    const signalGetter = Object.getOwnPropertyDescriptor(AbortController.prototype, 'signal')!.get!;
+    const controllersRead = new Set<AbortController>();
+    const spy = vi.spyOn(AbortController.prototype, 'signal', 'get').mockImplementation(function (this: AbortController) {
+      controllersRead.add(this);
+      return signalGetter.call(this) as AbortSignal;
+    });
+    try {
+      const { run, wire } = setup({ [PRIMARY]: [answer] });
+      const events = await collectTurnEvents(run);
+      expect(textOf(events)).toBe('Fallback answer.');
+      expect(wire.requests).toHaveLength(1);
+      // The fake wire makes no controller of its own: the one read is the attempt's (AttemptWatch).
+      expect(controllersRead.size).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});

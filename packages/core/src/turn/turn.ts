@@ -95,9 +95,19 @@ export class Turn<Native extends object> implements SegmentNotices {
     this.events.end();
   }
 
-  /** Aborts with the stop: the signal every request of the turn is sent with and every wait races (R1.6). */
+  /**
+   * Aborts with the stop: the signal every request of the turn is sent with and every wait races (R1.6).
+   * Made on first read (Node makes an AbortController's signal then): a chain's requests carry their
+   * attempt's own signal (R11.4), so a fault-free chain turn never makes this one.
+   */
   get signal(): AbortSignal {
     return this.#controller.signal;
+  }
+
+  /** The stop's reason, as the signal carries it; undefined while the turn runs. */
+  get stopReason(): { reason: unknown } | undefined {
+    const cause = this.#stopCause;
+    return cause === undefined ? undefined : { reason: reasonOf(cause) };
   }
 
   get stopped(): StopCause | undefined {
@@ -119,7 +129,7 @@ export class Turn<Native extends object> implements SegmentNotices {
   stop(cause: StopCause): void {
     if (this.#stopCause !== undefined) return;
     this.#stopCause = cause;
-    const reason = cause.by === 'host-signal' ? cause.reason : cause.by;
+    const reason = reasonOf(cause);
     this.#controller.abort(reason);
     // A chain's attempt runs under its own signal (R11.4): the turn's stop reaches it here, with no listener per attempt.
     this.activeWatch?.abortWithTurn(reason);
@@ -194,6 +204,10 @@ export class Turn<Native extends object> implements SegmentNotices {
     const record = buildRecord();
     callSafely(() => stats.recordTurn(record));
   }
+}
+
+function reasonOf(cause: StopCause): unknown {
+  return cause.by === 'host-signal' ? cause.reason : cause.by;
 }
 
 /** A stats sink must never break a turn. */
