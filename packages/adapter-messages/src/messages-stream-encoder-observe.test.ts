@@ -5,7 +5,7 @@ import { decodeMessagesStream } from './messages-stream-decoder.js';
 import { MessagesStreamEncoder } from './messages-stream-encoder.js';
 
 // The gateway relays upstream bytes and only observes events, then may continue with the encoder
-// at a splice point (decisions 0210, 0340): observe(e) must leave the encoder exactly where encode(e) would.
+// at a splice point (decision 0340): observe(e) must leave the encoder exactly where encode(e) would.
 describe('MessagesStreamEncoder.observe (gateway splice)', () => {
   it('observing any prefix of a recorded stream, then encoding the rest, gives the same records as encoding it all', async () => {
     const check = await checkEncoderObserve('messages', decodeMessagesStream, () => {
