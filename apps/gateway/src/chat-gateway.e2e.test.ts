@@ -147,12 +147,13 @@ describe('R8 gateway × openai chat.completions (non-streaming)', () => {
   });
 
   it('R8.3 a final failure after partial text is a JSON 502 the SDK does not resend (x-should-retry: false)', async () => {
-    harness.upstream.chat.enqueue(scenario.chat().text('partial text then a cut').eof({ afterEvents: 3 }));
+    // Each cut answer is restarted for a JSON client, which was shown none of it (decision 0430): the budget's 5 attempts.
+    for (let attempt = 0; attempt < 5; attempt += 1) harness.upstream.chat.enqueue(scenario.chat().text('partial text then a cut').eof({ afterEvents: 3 }));
     const failure = await client.chat.completions.create(ask).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expect((failure as InstanceType<typeof OpenAI.APIError>).code).toBe('STREAM_CUT');
-    expect(harness.upstream.requests).toHaveLength(1);
+    expect(harness.upstream.requests).toHaveLength(5);
   });
 
   it('returns tool calls with finish_reason tool_calls', async () => {

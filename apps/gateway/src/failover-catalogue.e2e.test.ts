@@ -60,17 +60,12 @@ function expectAnswer(outcome: ClientOutcome, text: string, model: string): void
 /**
  * A failure after part of the answer reached a streaming client (R8.3,
  * R8.10): exactly the text the upstream sent before the fault, then the
- * error naming its code; a JSON client gets a 502 naming it and no text.
+ * error naming its code. (A JSON client was shown nothing: its rows restart
+ * the answer, decision 0430.)
  */
-function expectCutAfterOutput(outcome: ClientOutcome, mode: Mode, streamed: { text: string; message: string }, json: { message: string }): void {
-  if (mode === 'json') {
-    expect(outcome.error?.status).toBe(502);
-    expect(outcome.error?.message).toContain(json.message);
-    expect(outcome.text).toBe('');
-  } else {
-    expect(outcome.error?.message).toContain(streamed.message);
-    expect(outcome.text).toBe(streamed.text);
-  }
+function expectCutAfterOutput(outcome: ClientOutcome, streamed: { text: string; message: string }): void {
+  expect(outcome.error?.message).toContain(streamed.message);
+  expect(outcome.text).toBe(streamed.text);
 }
 
 /** R8.10's final in-stream error after output: plain words, turnguard's code, never "resend". */
@@ -188,21 +183,34 @@ row.each(cases)('R11 fault catalogue (%s, %s)', (protocol, mode) => {
     expect(outcome.ms).toBeLessThan(settings.slowFirstTokenMs);
   });
 
-  it('cut mid-answer: never resent (it would repeat the answer): the client gets what came and a final error', { timeout }, async () => {
+  it('cut mid-answer: streaming, never resent (it would repeat the answer); JSON, the fallback answers from scratch', { timeout }, async () => {
     const { primary, fallback } = models('cut', protocol, mode);
     harness.upstream.model(primary).always(fault.cut());
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
-    expectCutAfterOutput(outcome, mode, { text: TEXT_BEFORE_CUT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_CUT') }, { message: 'The stream failed after output reached the gateway (TRANSPORT).' });
-    expect(attempts(primary, fallback)).toEqual([1, 0]);
+    if (mode === 'json') {
+      // A JSON client was shown nothing: the cut answer is dropped and the fallback's is whole (R11.2, decision 0430).
+      expectAnswer(outcome, 'Answer from fallback.', fallback);
+      expect(attempts(primary, fallback)).toEqual([1, 1]);
+    } else {
+      expectCutAfterOutput(outcome, { text: TEXT_BEFORE_CUT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_CUT') });
+      expect(attempts(primary, fallback)).toEqual([1, 0]);
+    }
     expect(outcome.ms).toBeLessThan(settings.atOnceMs);
   });
 
-  it('stall after output: the stall limit ends it; never resent', { timeout }, async () => {
+  it('stall after output: the stall limit ends it; streaming, never resent; JSON, the fallback answers from scratch', { timeout }, async () => {
     const { primary, fallback } = models('stall-after', protocol, mode);
     harness.upstream.model(primary).always(fault.stall(AFTER_OUTPUT_RECORDS[protocol]));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
-    expectCutAfterOutput(outcome, mode, { text: TEXT_BEFORE_FAULT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_STALL') }, { message: `The upstream missed its ${settings.stallAfterMs / 1000} s stall (after output) time limit.` });
-    expect(attempts(primary, fallback)).toEqual([1, 0]);
+    if (mode === 'json') {
+      expectAnswer(outcome, 'Answer from fallback.', fallback);
+      expect(attempts(primary, fallback)).toEqual([1, 1]);
+    } else {
+      expectCutAfterOutput(outcome, { text: TEXT_BEFORE_FAULT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_STALL') });
+      expect(attempts(primary, fallback)).toEqual([1, 0]);
+    }
     expect(outcome.ms).toBeGreaterThanOrEqual(settings.stallAfterMs - 20);
     expect(outcome.ms).toBeLessThan(settings.stallBeforeMs);
   });
@@ -218,14 +226,41 @@ row.each(cases)('R11 fault catalogue (%s, %s)', (protocol, mode) => {
     expect(outcome.ms).toBeLessThan(settings.stallBeforeMs + settings.atOnceMs);
   });
 
-  it('malformed event mid-answer: never relayed; the client gets what came and a final error', { timeout }, async () => {
+  it('malformed event mid-answer: never relayed; streaming, the client gets what came and a final error; JSON, the fallback answers from scratch', { timeout }, async () => {
     const { primary, fallback } = models('malformed', protocol, mode);
     harness.upstream.model(primary).always(fault.malformed(AFTER_OUTPUT_RECORDS[protocol]));
+    harness.upstream.model(fallback).always(answerFrom('fallback'));
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
-    expectCutAfterOutput(outcome, mode, { text: TEXT_BEFORE_FAULT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_CUT') }, { message: 'The stream failed after output reached the gateway (MALFORMED_CHUNK).' });
-    expect(attempts(primary, fallback)).toEqual([1, 0]);
+    if (mode === 'json') {
+      expectAnswer(outcome, 'Answer from fallback.', fallback);
+      expect(attempts(primary, fallback)).toEqual([1, 1]);
+    } else {
+      expectCutAfterOutput(outcome, { text: TEXT_BEFORE_FAULT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_CUT') });
+      expect(attempts(primary, fallback)).toEqual([1, 0]);
+    }
     expect(outcome.ms).toBeLessThan(settings.atOnceMs);
   });
+
+  // A JSON client shown nothing, with nowhere to go: the answer restarts on the same model within the budget (R11.3), then
+  // the failure as a direct client would read it (decision 0430). A stall waits out its limit each time: the defaults' 60 s
+  // stall leaves no retry inside the 20 s retry window.
+  const NO_FALLBACK_FAULTS = [
+    { name: 'cut mid-answer', fault: () => fault.cut(), waitsMs: () => 0, attempts: () => settings.attemptsWithoutFallback },
+    { name: 'stall after output', fault: () => fault.stall(AFTER_OUTPUT_RECORDS[protocol]), waitsMs: () => settings.stallAfterMs, attempts: () => (DEFAULT_RUN ? 1 : settings.attemptsWithoutFallback) },
+    { name: 'malformed event mid-answer', fault: () => fault.malformed(AFTER_OUTPUT_RECORDS[protocol]), waitsMs: () => 0, attempts: () => settings.attemptsWithoutFallback },
+  ];
+  for (const each of NO_FALLBACK_FAULTS) {
+    it.runIf(mode === 'json')(`${each.name}, no fallback, JSON: restarted within the budget, then a clean 502`, { timeout }, async () => {
+      const { primary } = models(`${each.name.split(' ')[0]}-alone`, protocol, mode);
+      harness.upstream.model(primary).always(each.fault());
+      const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [] });
+      expect(outcome.error?.status).toBe(502);
+      expect(outcome.text).toBe('');
+      expect(harness.upstream.requestsFor(primary)).toHaveLength(each.attempts());
+      expect(outcome.ms).toBeGreaterThanOrEqual(each.waitsMs() * each.attempts() - 20);
+      expect(outcome.ms).toBeLessThan(settings.turnBoundMs + each.waitsMs() * each.attempts());
+    });
+  }
 
   it('malformed event before output: failed over at once', { timeout }, async () => {
     const { primary, fallback } = models('malformed-before', protocol, mode);

@@ -136,7 +136,8 @@ describe('R8.6 an upstream error that is not recovered reaches the client byte f
 
 describe('R8.6 a non-streaming turn that fails after its stream started keeps the upstream’s ids (decision 0236)', () => {
   it('chat: the STREAM_CUT 502 carries the upstream’s x-request-id and rate limits; the SDK’s requestID is the upstream’s', async () => {
-    harness.upstream.chat.enqueue(scenario.chat().text('partial text then a cut').eof({ afterEvents: 3 }).headers(UPSTREAM_HEADERS));
+    // A JSON client was shown none of a cut answer: it is restarted (decision 0430) until the budget's 5 attempts are spent.
+    for (let attempt = 0; attempt < 5; attempt += 1) harness.upstream.chat.enqueue(scenario.chat().text('partial text then a cut').eof({ afterEvents: 3 }).headers(UPSTREAM_HEADERS));
     const client = new OpenAI({ apiKey: 'k', baseURL: harness.openAiBaseUrl, maxRetries: 0 });
     const failure = (await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)) as InstanceType<typeof OpenAI.APIError>;
     expect(failure.status).toBe(502);
@@ -148,7 +149,7 @@ describe('R8.6 a non-streaming turn that fails after its stream started keeps th
   });
 
   it('messages: the 502 carries the upstream’s request-id, which the Anthropic SDK reports', async () => {
-    harness.upstream.messages.enqueue(scenario.messages().text('partial text then a cut').eof({ afterEvents: 4 }).headers(UPSTREAM_HEADERS));
+    for (let attempt = 0; attempt < 5; attempt += 1) harness.upstream.messages.enqueue(scenario.messages().text('partial text then a cut').eof({ afterEvents: 4 }).headers(UPSTREAM_HEADERS));
     const client = new Anthropic({ apiKey: 'k', baseURL: harness.url, maxRetries: 0 });
     const failure = (await client.messages.create({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error)) as InstanceType<typeof Anthropic.APIError>;
     expect(failure.status).toBe(502);

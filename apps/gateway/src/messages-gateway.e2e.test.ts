@@ -103,12 +103,14 @@ describe('R8 gateway × @anthropic-ai/sdk messages', () => {
     expect(message.type).toBe('message');
     expect(message.content.at(-1)).toEqual({ type: 'text', text: 'Final.' });
 
-    harness.upstream.messages.enqueue(scenario.messages().text('partial words that get cut off').eof({ afterEvents: 4 }));
+    // A JSON client was shown none of a cut answer: restarted (decision 0430) until the upstream's circuit opens on its
+    // fifth consecutive failure (R11.5; the recovered turn's cut was the first): 4 more requests, then the last cut's 502.
+    for (let attempt = 0; attempt < 5; attempt += 1) harness.upstream.messages.enqueue(scenario.messages().text('partial words that get cut off').eof({ afterEvents: 4 }));
     const failure = await client.messages.create(ask).catch((error: unknown) => error);
     expect((failure as InstanceType<typeof Anthropic.APIError>).status).toBe(502);
     expect((failure as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'api_error' } });
     // x-should-retry: false keeps the SDK (default 2 retries) from resending the long turn (R4.9).
-    expect(harness.upstream.requests).toHaveLength(3);
+    expect(harness.upstream.requests).toHaveLength(2 + 4);
   });
 
   it('R8.4 a client that disconnects mid-stream causes no further upstream request', async () => {

@@ -159,7 +159,7 @@ async function runSchedule(schedule: Schedule): Promise<string[]> {
     const attempt = played[index];
     if (attempt !== undefined && attempt.records.length > 0) bodies.push({ head: index, expected: expectBody(schedule, attempt) });
   });
-  const committed = bodies.find((entry) => entry.expected.output || entry.expected.complete);
+  const committed = schedule.stream ? bodies.find((entry) => entry.expected.output || entry.expected.complete) : heldAnswerBody(bodies, heads);
 
   // R1.2, R4.3: nothing is resent after output; after a reasoning-only cut, one recovery request at most.
   if (committed !== undefined) {
@@ -230,6 +230,24 @@ async function runSchedule(schedule: Schedule): Promise<string[]> {
   if (heads.length > 1) TOTALS.retried += 1;
   if (samples.some((sample) => sample.warnings.includes('relay_dropped_after_end'))) TOTALS.droppedAfterEnd += 1;
   return problems;
+}
+
+/**
+ * A JSON client is shown nothing until the end: an attempt that failed after
+ * output is dropped and the request sent again as the client sent it
+ * (decision 0430), unless it was a thinking-only cut that R4 recovers (the
+ * next request carries its checkpoint). The body the answer is judged by is
+ * the first with output or a terminal frame that was not dropped.
+ */
+function heldAnswerBody<Body extends { head: number; expected: ExpectedBody }>(bodies: Body[], heads: Array<{ body?: unknown }>): Body | undefined {
+  const candidates = bodies.filter((entry) => entry.expected.output || entry.expected.complete);
+  return candidates.find((entry) => {
+    const next = heads[entry.head + 1];
+    if (entry.expected.complete || next === undefined) return true;
+    const firstWord = entry.expected.reasoning.trim().split(' ')[0]!;
+    const carriesCheckpoint = !entry.expected.textOutput && firstWord !== '' && JSON.stringify(next.body ?? {}).includes(firstWord);
+    return carriesCheckpoint;
+  });
 }
 
 describe('the relay under random fault schedules (R8.13, R8.12, R8.7, R1.2, R6.1)', () => {

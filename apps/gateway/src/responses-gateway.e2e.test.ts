@@ -81,10 +81,12 @@ describe('R8 gateway × openai responses', () => {
     expect(response.status).toBe('completed');
     expect(response.usage).toMatchObject({ input_tokens: 3, output_tokens: 1 });
 
-    harness.upstream.responses.enqueue(scenario.responses().text('partial words that get cut off').eof({ afterEvents: 6 }));
+    // A JSON client was shown none of a cut answer: restarted (decision 0430) until the upstream's circuit opens on its
+    // fifth consecutive failure (R11.5; the recovered turn's cut was the first): 4 more requests, then the last cut's 502.
+    for (let attempt = 0; attempt < 5; attempt += 1) harness.upstream.responses.enqueue(scenario.responses().text('partial words that get cut off').eof({ afterEvents: 6 }));
     const failure = await client.responses.create(ask).catch((error: unknown) => error);
     expect((failure as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-    expect(harness.upstream.requests).toHaveLength(3);
+    expect(harness.upstream.requests).toHaveLength(2 + 4);
   });
 
   it('R8.4 a client that disconnects mid-stream causes no further upstream request', async () => {

@@ -108,6 +108,10 @@ export class TurnOutputCollector {
         output.blocks = [];
         output.failedOver = true;
         return;
+      case 'tombstone':
+        // R3.8: runTurn dropped an attempt the client never saw (outputHeldUntilEnd, decision 0430): the next one answers from scratch.
+        this.dropCollected();
+        return;
       case 'continuation-start':
         // R11.6: the continuation's text goes on in the open text block.
         output.continued = true;
@@ -115,7 +119,6 @@ export class TurnOutputCollector {
       case 'text-end':
       case 'retry':
       case 'heartbeat':
-      case 'tombstone':
       case 'warning':
         return;
       default: {
@@ -123,6 +126,17 @@ export class TurnOutputCollector {
         return _exhaustive;
       }
     }
+  }
+
+  private dropCollected(): void {
+    const output = this.output;
+    this.open.clear();
+    output.blocks = [];
+    output.responseId = undefined;
+    output.model = undefined;
+    output.createdAt = undefined;
+    output.usage = undefined;
+    output.finishReason = undefined;
   }
 
   private openBlock(id: string, fresh: OutputBlock): OutputBlock {

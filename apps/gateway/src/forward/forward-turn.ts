@@ -134,6 +134,8 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
       timeLimits: context.config.timeLimits,
       continuation: context.config.continuation,
       ...(context.circuitBreakers === undefined ? {} : { circuitBreakers: context.circuitBreakers }),
+      // A JSON client sees nothing until the end: a failed attempt is dropped and restarted (R11.2, decision 0430).
+      outputHeldUntilEnd: output === undefined,
       fetch: upstream.wrap(context.fetch),
       // runTurn redacts a dump by this request's own credential values (its target's key and headers).
       retry: {

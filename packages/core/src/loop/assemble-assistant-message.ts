@@ -71,6 +71,10 @@ export class AssistantMessageAssembler {
         // runTurn retries only attempts whose output never reached the host (R1.2): start clean.
         this.#reset();
         return;
+      case 'tombstone':
+        // R3.8: runTurn dropped an attempt whose output a holding host collected (outputHeldUntilEnd): start clean.
+        this.#reset();
+        return;
       case 'recovery-start':
         // R4.4: segment 1's unsigned, cut thinking went into the checkpoint; the recovered answer stands alone.
         this.#dropReasoning();

@@ -54,6 +54,8 @@ export class ChainRun {
   /** The answer text the host has, and the text block it has open, for a continuation (R11.6). */
   visibleText = '';
   openTextBlockId: string | undefined;
+  /** Requests whose output a host that held it dropped (decision 0430): never the answer's usage (R5). */
+  readonly droppedRequestIds = new Set<string>();
 
   constructor(chain: TurnChain) {
     this.chain = chain;
@@ -67,6 +69,17 @@ export class ChainRun {
       this.visibleText += facts.visibleText;
       this.openTextBlockId = facts.openTextBlockId;
     }
+  }
+
+  /**
+   * A held turn's failed attempt (runTurn's `outputHeldUntilEnd`): the host
+   * drops what it collected, so the chain goes on as if nothing had reached it.
+   */
+  dropOutput(requestId: string): void {
+    this.droppedRequestIds.add(requestId);
+    this.delivered = 'nothing';
+    this.visibleText = '';
+    this.openTextBlockId = undefined;
   }
 
   /** The turn ended well: the last destination asked answered it. */

@@ -121,13 +121,15 @@ async function runDestination<Native extends object>(
   let requestId = turn.options.createId();
   let consecutiveCounted = 0;
   let credentialsRefreshed = false;
+  let lastError: TurnError | undefined;
   for (let retryNumber = 1; ; retryNumber += 1) {
     const stopped = turn.stopError();
     if (stopped !== undefined) return ended(turn, stopped);
     const permit = admit(run, destination, context.bypassCircuit);
     if (permit === undefined) {
       run.skip(destination, 'circuit-open');
-      return { kind: 'move', reason: 'circuit-open', error: undefined };
+      // Its circuit opened on this destination's own failures: the last of them is what the turn ends with, if nothing follows.
+      return { kind: 'move', reason: 'circuit-open', error: lastError };
     }
     if (retryNumber === 1 && destination.index > 0) {
       const stoppedWhileMoving = await announce(turn, run, destination, context.moved);
@@ -164,25 +166,55 @@ async function runDestination<Native extends object>(
       continue;
     }
     consecutiveCounted = countsTowardFailOver(run, failure, error) ? consecutiveCounted + 1 : 0;
-    const decision = decideFailover({
-      error,
-      delivered: run.delivered,
-      phase: 'attempt',
-      attemptDelivered: false,
-      responseStarted: attempt.attempt.stage === 'streamed',
-      hasNextTarget: context.hasNext,
-      continuation: run.chain.continuation,
-      continuationsSoFar: run.continuations,
-      budget: run.chain.budget,
-      history: run.history(turn.startedAt, retryNumber, consecutiveCounted),
-      nowMs: turn.options.now(),
-      ...(turn.options.retry.random === undefined ? {} : { random: turn.options.retry.random }),
-    });
-    const next = await follow(turn, run, destination, decision, { error, request, failedId: requestId, nextId, retryNumber });
+    const judged = decideAfterFailure(turn, run, { error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted });
+    lastError = judged.error;
+    const next = await follow(turn, run, destination, judged.decision, { error: judged.error, request, failedId: requestId, nextId, retryNumber });
     if (next.kind !== 'retry') return next;
     request = next.request;
     requestId = nextId;
   }
+}
+
+interface FailedAttempt {
+  error: TurnError;
+  requestId: string;
+  responseStarted: boolean;
+  hasNext: boolean;
+  retryNumber: number;
+  consecutiveCounted: number;
+}
+
+/**
+ * What a failed attempt of segment 1 means (decideFailover), and the error
+ * the turn goes on with. A host that holds the output (runTurn's
+ * `outputHeldUntilEnd`) has shown none of it: unless the operator's opt-in
+ * continuation carries the answer on (R11.6), the attempt is dropped — one
+ * `tombstone` tells the host (R3.8) — and judged as a failure before output
+ * (R11.2, decision 0430).
+ */
+function decideAfterFailure<Native extends object>(turn: Turn<Native>, run: ChainRun, failed: FailedAttempt): { decision: FailoverDecision; error: TurnError } {
+  const decide = (error: TurnError, delivered: ChainRun['delivered']): FailoverDecision =>
+    decideFailover({
+      error,
+      delivered,
+      phase: 'attempt',
+      attemptDelivered: false,
+      responseStarted: failed.responseStarted,
+      hasNextTarget: failed.hasNext,
+      continuation: run.chain.continuation,
+      continuationsSoFar: run.continuations,
+      budget: run.chain.budget,
+      history: run.history(turn.startedAt, failed.retryNumber, failed.consecutiveCounted),
+      nowMs: turn.options.now(),
+      ...(turn.options.retry.random === undefined ? {} : { random: turn.options.retry.random }),
+    });
+  const decision = decide(failed.error, run.delivered);
+  if (!run.chain.outputHeldUntilEnd || run.delivered === 'nothing' || decision.action === 'continue') return { decision, error: failed.error };
+  run.dropOutput(failed.requestId);
+  turn.events.post({ type: 'tombstone', messageId: failed.requestId });
+  // R1.2 wrapped the failure as STREAM_CUT because output had reached the host; none was shown, so the upstream's own is judged.
+  const error = failed.error.kind === 'stream_cut' && TurnError.isInstance(failed.error.cause) ? failed.error.cause : failed.error;
+  return { decision: decide(error, 'nothing'), error };
 }
 
 function ended<Native extends object>(turn: Turn<Native>, error: TurnError): DestinationOutcome {

@@ -53,6 +53,8 @@ export interface TurnChain {
   budget: RetryBudget;
   continuation: ContinuationMode;
   circuitBreakers: CircuitBreakers | undefined;
+  /** The host shows nothing until the turn ends (runTurn's `outputHeldUntilEnd`): a failed attempt's output is dropped, not kept (decision 0430). */
+  outputHeldUntilEnd: boolean;
 }
 
 /** The runTurn options this module reads. */
@@ -69,6 +71,7 @@ export interface FailoverOptionsInput {
   continuation?: ContinuationMode | undefined;
   circuitBreakers?: CircuitBreakers | undefined;
   retry?: RetryOptions | undefined;
+  outputHeldUntilEnd?: boolean | undefined;
 }
 
 function reject(message: string, option: string): never {
@@ -167,8 +170,10 @@ function resolveGivenTimeLimits(given: UpstreamTimeLimitOptions | undefined): Up
  * before (decision 0406). Bad values throw a `TurnError` at call time.
  */
 export function resolveTurnChain(options: FailoverOptionsInput): TurnChain | undefined {
-  const { fallbacks, timeLimits, retryBudget, continuation, circuitBreakers, targetAdapter } = options;
-  const wanted = fallbacks !== undefined || targetAdapter !== undefined || timeLimits !== undefined || retryBudget !== undefined || (continuation !== undefined && continuation !== 'off') || circuitBreakers !== undefined;
+  const { fallbacks, timeLimits, retryBudget, continuation, circuitBreakers, targetAdapter, outputHeldUntilEnd } = options;
+  if (outputHeldUntilEnd !== undefined && typeof outputHeldUntilEnd !== 'boolean') reject('outputHeldUntilEnd must be true or false.', 'outputHeldUntilEnd');
+  // A held turn restarts a failed attempt from scratch: only the chain's loop can (decision 0430).
+  const wanted = fallbacks !== undefined || targetAdapter !== undefined || timeLimits !== undefined || retryBudget !== undefined || (continuation !== undefined && continuation !== 'off') || circuitBreakers !== undefined || outputHeldUntilEnd === true;
   if (!wanted) return undefined;
   if (fallbacks !== undefined && !Array.isArray(fallbacks)) reject('fallbacks must be an array of targets.', 'fallbacks');
   if (continuation !== undefined && continuation !== 'off' && continuation !== 'prefill') reject('continuation must be "off" or "prefill".', 'continuation');
@@ -199,6 +204,7 @@ export function resolveTurnChain(options: FailoverOptionsInput): TurnChain | und
     budget: retryBudget === undefined ? budgetFromRetryOptions(retry) : checkBudget(retryBudget),
     continuation: continuation ?? 'off',
     circuitBreakers,
+    outputHeldUntilEnd: outputHeldUntilEnd === true,
   };
 }
 

@@ -24,7 +24,7 @@ export interface ChainNative {
   [extra: string]: unknown;
 }
 
-export type WireLine = { t: string } | { r: string } | { tool: string } | { u: { in?: number; out?: number } } | { end: UnifiedFinishReason } | { ping: 1 } | { comment: string } | { garbage: true };
+export type WireLine = { t: string } | { r: string } | { tool: string } | { toolStart: string; args: string } | { u: { in?: number; out?: number } } | { end: UnifiedFinishReason } | { ping: 1 } | { comment: string } | { garbage: true };
 
 class FakeRecordDecoder implements SseRecordDecoder<DecodedStreamEvent> {
   #terminal = false;
@@ -49,6 +49,10 @@ class FakeRecordDecoder implements SseRecordDecoder<DecodedStreamEvent> {
     else if (typeof line.tool === 'string') {
       const toolCallId = `call_${this.#tools++}`;
       events.push({ type: 'tool-call-start', toolCallId, toolName: line.tool }, { type: 'tool-call-end', toolCallId, toolName: line.tool, input: '{}' });
+    } else if (typeof line.toolStart === 'string') {
+      // A tool call whose arguments are still streaming: no tool-call-end yet.
+      const toolCallId = `call_${this.#tools++}`;
+      events.push({ type: 'tool-call-start', toolCallId, toolName: line.toolStart }, { type: 'tool-call-delta', toolCallId, delta: String(line.args) });
     } else if (typeof line.u === 'object' && line.u !== null) {
       const u = line.u as { in?: number; out?: number };
       events.push({ type: 'usage', usage: { inputTokens: u.in, cachedInputTokens: undefined, cacheCreationInputTokens: undefined, outputTokens: u.out, reasoningTokens: undefined, totalTokens: undefined } });

@@ -26,7 +26,8 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
   // R11.7: the model that answered (or was asked last); its usage is the turn's, never mixed with another model's.
   const model = chain === undefined ? turn.model : (chain.answeredBy?.model ?? chain.lastTried?.model ?? turn.model);
   // Only segments that streamed a 2xx body can have spent tokens; a 429 did not.
-  const streamed = turn.segments.filter((segment) => segment.streamed && (chain === undefined || segment.model === model));
+  // A held turn's dropped attempt is its own sample, never the answer's usage (R5, decision 0430).
+  const streamed = turn.segments.filter((segment) => segment.streamed && (chain === undefined || (segment.model === model && !chain.droppedRequestIds.has(segment.requestId))));
   const usage = aggregateUsage(streamed.map((segment) => segment.usage));
   const knownUsage = pickKnownUsage(usage);
   if (Object.keys(knownUsage).length > 0) {

@@ -74,6 +74,19 @@ export interface RunTurnOptions<Native extends object> {
   continuation?: ContinuationMode;
   /** R11.5: the process's circuits; a target whose circuit is open is skipped (all open: the first is tried anyway). */
   circuitBreakers?: CircuitBreakers;
+  /**
+   * The host holds every event until the turn ends and shows its user only
+   * the final answer (the gateway's JSON answer, R8.1): nothing it collected
+   * has been seen. Then a cut, stall, malformed record or error after output
+   * in segment 1 is judged as before output (R11.2: retried within the
+   * budget, a cut failed over at once when a fallback exists) instead of
+   * ending the turn (R4's rule). Before the new attempt the host gets one
+   * `tombstone` (its `messageId` is the dropped request's id): drop all it
+   * collected. A dropped attempt stays one stats sample (R6.1); its usage is
+   * never the answer's (R5). Runs segment 1 as a chain. Default `false`: a
+   * host that streams to its user must never set it (decision 0430).
+   */
+  outputHeldUntilEnd?: boolean;
 }
 
 /** What kind of body an SSE record observer is asked for. */

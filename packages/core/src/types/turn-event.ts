@@ -55,7 +55,12 @@ export type TurnEvent =
    * the host reads one whole answer.
    */
   | { type: 'continuation-start'; continuationId: string; to: ChainHop; reason: 'cut' | 'stall' | 'malformed' }
-  /** R3.8: a message already emitted from an abandoned attempt is retracted. */
+  /**
+   * R3.8: a message already emitted from an abandoned attempt is retracted.
+   * From runTurn (only with `outputHeldUntilEnd`): `messageId` is the dropped
+   * physical request's id; drop everything collected so far, the next
+   * attempt's answer starts from scratch (decision 0430).
+   */
   | { type: 'tombstone'; messageId: string }
   | { type: 'warning'; message: string };
 
