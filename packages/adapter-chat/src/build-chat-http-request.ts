@@ -5,7 +5,8 @@ import { resolveEndpointUrl, type UpstreamTarget } from '@turnguard/core';
 export function buildChatHttpRequest(
   native: ChatCompletionCreateParams,
   target: UpstreamTarget,
-): { url: string; headers: Record<string, string>; body: string } {
+  body?: Uint8Array,
+): { url: string; headers: Record<string, string>; body: string | Uint8Array } {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: native.stream === true ? 'text/event-stream' : 'application/json',
@@ -15,6 +16,6 @@ export function buildChatHttpRequest(
   return {
     url: resolveEndpointUrl(target.baseUrl, '/chat/completions'),
     headers,
-    body: JSON.stringify(native),
+    body: body ?? JSON.stringify(native),
   };
 }

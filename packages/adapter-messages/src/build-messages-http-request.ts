@@ -17,7 +17,8 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 export function buildMessagesHttpRequest(
   native: MessageCreateParams,
   target: UpstreamTarget,
-): { url: string; headers: Record<string, string>; body: string } {
+  body?: Uint8Array,
+): { url: string; headers: Record<string, string>; body: string | Uint8Array } {
   const url = resolveEndpointUrl(target.baseUrl, '/messages');
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -27,7 +28,7 @@ export function buildMessagesHttpRequest(
   };
   if (target.apiKey !== undefined && target.apiKey !== '') headers['x-api-key'] = target.apiKey;
   if (headers['anthropic-version'] === '') headers['anthropic-version'] = ANTHROPIC_VERSION;
-  return { url, headers, body: JSON.stringify(native) };
+  return { url, headers, body: body ?? JSON.stringify(native) };
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

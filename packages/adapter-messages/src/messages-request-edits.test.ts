@@ -79,7 +79,18 @@ describe('buildMessagesHttpRequest', () => {
       'x-api-key': 'sk-ant-x',
     });
     expect(ANTHROPIC_VERSION).toBe('2023-06-01');
-    expect(JSON.parse(request.body)).toStrictEqual({ ...base, stream: true });
+    expect(JSON.parse(request.body as string)).toStrictEqual({ ...base, stream: true });
+  });
+
+  it('a streaming request is not copied, and its own bytes are sent as given, with the same headers (R8.2)', () => {
+    const streaming = withStreaming(base);
+    expect(streaming).not.toBe(base);
+    expect(withStreaming(streaming)).toBe(streaming);
+    const bytes = Buffer.from('{"model":"m"}');
+    const target = { baseUrl: 'https://api.anthropic.com/', apiKey: 'sk-ant-x' };
+    const request = buildMessagesHttpRequest(streaming, target, bytes);
+    expect(request.body).toBe(bytes);
+    expect(request.headers).toStrictEqual(buildMessagesHttpRequest(streaming, target).headers);
   });
 
   it('sends no credential header when none is configured, and keeps a path prefix of the base URL', () => {

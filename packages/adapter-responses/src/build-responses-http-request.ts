@@ -9,7 +9,8 @@ import type { ResponseCreateParams } from 'openai/resources/responses/responses'
 export function buildResponsesHttpRequest(
   native: ResponseCreateParams,
   target: UpstreamTarget,
-): { url: string; headers: Record<string, string>; body: string } {
+  body?: Uint8Array,
+): { url: string; headers: Record<string, string>; body: string | Uint8Array } {
   const url = resolveEndpointUrl(target.baseUrl, '/responses');
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -17,5 +18,5 @@ export function buildResponsesHttpRequest(
     ...(target.apiKey !== undefined ? { authorization: `Bearer ${target.apiKey}` } : {}),
     ...target.headers,
   };
-  return { url, headers, body: JSON.stringify(native) };
+  return { url, headers, body: body ?? JSON.stringify(native) };
 }
