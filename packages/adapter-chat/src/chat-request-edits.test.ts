@@ -68,7 +68,7 @@ describe('Chat request edits', () => {
     const request = buildChatHttpRequest(withChatStreaming(base), { baseUrl: 'https://api.example.com/v1/', apiKey: 'sk-x', headers: { 'X-Session': 's1' } });
     expect(request.url).toBe('https://api.example.com/v1/chat/completions');
     expect(request.headers).toEqual({ 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-x', 'x-session': 's1' });
-    expect(JSON.parse(request.body as string)).toEqual(withChatStreaming(base));
+    expect(JSON.parse(request.body)).toEqual(withChatStreaming(base));
   });
 
   it('a request already streaming with usage is not copied, and its own bytes are sent as given, with the same headers (R8.2)', () => {

@@ -14,6 +14,9 @@ export const ANTHROPIC_VERSION = '2023-06-01';
  * Extra headers from the target come last (beta flags, session ids), but
  * cannot blank the credential or version. The body is sent as given.
  */
+export function buildMessagesHttpRequest(native: MessageCreateParams, target: UpstreamTarget): { url: string; headers: Record<string, string>; body: string };
+/** With `body`, the request already serialized (the client's own bytes): sent as given, not serialized again (R8.2). */
+export function buildMessagesHttpRequest(native: MessageCreateParams, target: UpstreamTarget, body: Uint8Array | undefined): { url: string; headers: Record<string, string>; body: string | Uint8Array };
 export function buildMessagesHttpRequest(
   native: MessageCreateParams,
   target: UpstreamTarget,

@@ -79,7 +79,7 @@ describe('buildMessagesHttpRequest', () => {
       'x-api-key': 'sk-ant-x',
     });
     expect(ANTHROPIC_VERSION).toBe('2023-06-01');
-    expect(JSON.parse(request.body as string)).toStrictEqual({ ...base, stream: true });
+    expect(JSON.parse(request.body)).toStrictEqual({ ...base, stream: true });
   });
 
   it('a streaming request is not copied, and its own bytes are sent as given, with the same headers (R8.2)', () => {

@@ -41,7 +41,7 @@ async function captureBody(protocol: Protocol): Promise<Buffer> {
     const adapter = adapterFor(protocol);
     const native = adapter.withStreaming(buildNativeRequest(protocol));
     const http = adapter.buildHttpRequest(native, { baseUrl: targetBaseUrl(protocol, upstream.baseUrl), apiKey: 'sk-test' });
-    const response = await fetch(http.url, { method: 'POST', headers: http.headers, body: http.body as BodyInit });
+    const response = await fetch(http.url, { method: 'POST', headers: http.headers, body: http.body });
     return Buffer.from(await response.arrayBuffer());
   } finally {
     await upstream.close();

@@ -55,7 +55,8 @@ export interface ProtocolAdapter<NativeRequest extends object = Record<string, u
    * given, is `native` already serialized (the bytes a host parsed it from):
    * it is sent as it is instead of serializing `native` again (R8.2).
    */
-  buildHttpRequest(native: NativeRequest, target: UpstreamTarget, body?: Uint8Array): { url: string; headers: Record<string, string>; body: string | Uint8Array };
+  buildHttpRequest(native: NativeRequest, target: UpstreamTarget): { url: string; headers: Record<string, string>; body: string };
+  buildHttpRequest(native: NativeRequest, target: UpstreamTarget, body: Uint8Array | undefined): { url: string; headers: Record<string, string>; body: string | Uint8Array };
 
   /**
    * Native SSE bytes → neutral events, incrementally (R7.2). Never throws for

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { collectGarbage } from '../internal/collect-garbage.test-helper.js';
 import { runTurn } from './run-turn.js';
 import { createFakeFetch, fakeAdapter, type FakeNative } from './fake-wire.test-helper.js';
-import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
+import type { ProtocolAdapter, UpstreamTarget } from '../adapter/protocol-adapter.js';
 
 // A gateway turn lives as long as its stream, so what only the request
 // needed — the built request (its serialized body is the whole prompt), the
@@ -75,10 +75,10 @@ describe('runTurn does not hold the request while its stream runs (decision 0320
       ...fakeAdapter,
       // Already streaming: the request itself, as the real adapters do.
       withStreaming: (native) => native,
-      buildHttpRequest: (native, target, body) => {
+      buildHttpRequest: ((native: FakeNative, target: UpstreamTarget, body?: Uint8Array) => {
         sentBodies.push(body === undefined ? 'serialized' : body === kept[0]!.deref() ? 'the host’s bytes' : 'other bytes');
         return { ...fakeAdapter.buildHttpRequest(native, target), ...(body === undefined ? {} : { body }) };
-      },
+      }) as ProtocolAdapter<FakeNative>['buildHttpRequest'],
     };
     const kept = [new WeakRef<object>(Buffer.from(JSON.stringify(request)))];
     const reached = await collectedWhileStreaming(adapter, kept, { request, requestBytes: kept[0]!.deref() as Buffer });
