@@ -4,7 +4,11 @@
 // proxy's CPU per request is its process's CPU time (user + system) over a round of N requests,
 // divided by N. Rounds interleave the targets in a rotating order after a warm-up of each. Also
 // prints the client's time to the first body byte and to the first content delta per target.
-// Usage: node bench/gateway/cpu-per-request.mjs [--chunks 20] [--requests 300] [--rounds 7] [--warmup 1500] [--floor]
+// Usage: node bench/gateway/cpu-per-request.mjs [--chunks 20] [--requests 300] [--rounds 7] [--warmup 1500] [--floor] [--usage] [--prompt-kib 0]
+//   --usage: the client asks for usage itself (`stream_options.include_usage`), so the gateway sends its body
+//   unchanged, as the client's bytes (decision 0322); without it the gateway adds the option and serializes.
+//   --prompt-kib N: the user message is N KiB of code-like text (quotes, newlines, a non-ASCII letter), as an
+//   agent's prompt is: what serializing it again costs depends on those, not only on its length.
 //   --floor adds the parse-and-forward floors (parse-forward-floor.mjs): read and parse the body, re-send
 //   it over node:http's client or over the gateway's undici transport, relay the bytes — no runTurn.
 //   BENCH_PROFILE_DIR=<dir> starts the pipe and the gateway of the working tree with --cpu-prof (100 µs
@@ -30,6 +34,8 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '1500' },
     floor: { type: 'boolean', default: false },
     otel: { type: 'boolean', default: false },
+    usage: { type: 'boolean', default: false },
+    'prompt-kib': { type: 'string', default: '0' },
   },
 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,7 +64,14 @@ if (otlpSink !== undefined) {
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
-const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
+const promptKib = Number(args['prompt-kib']);
+const PROMPT_LINE = '\tconst label = "café"; // a "quoted" value\n';
+const body = JSON.stringify({
+  model: 'bench',
+  stream: true,
+  ...(args.usage ? { stream_options: { include_usage: true } } : {}),
+  messages: [{ role: 'user', content: promptKib > 0 ? PROMPT_LINE.repeat(Math.ceil((promptKib * 1024) / PROMPT_LINE.length)) : 'hello' }],
+});
 const names = Object.keys(targets);
 for (const name of names) for (let index = 0; index < Number(args.warmup); index += 1) await streamOnce(agent, targets[name].info.port, body);
 

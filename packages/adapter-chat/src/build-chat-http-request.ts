@@ -2,10 +2,14 @@ import type { ChatCompletionCreateParams } from 'openai/resources/chat/completio
 import { resolveEndpointUrl, type UpstreamTarget } from '@turnguard/core';
 
 /** The HTTP request for a Chat body: `POST {baseUrl, with or without /v1}/chat/completions` with a bearer key (openai-node client.ts; decision 0260). */
+export function buildChatHttpRequest(native: ChatCompletionCreateParams, target: UpstreamTarget): { url: string; headers: Record<string, string>; body: string };
+/** With `body`, the request already serialized (the client's own bytes): sent as given, not serialized again (R8.2). */
+export function buildChatHttpRequest(native: ChatCompletionCreateParams, target: UpstreamTarget, body: Uint8Array | undefined): { url: string; headers: Record<string, string>; body: string | Uint8Array };
 export function buildChatHttpRequest(
   native: ChatCompletionCreateParams,
   target: UpstreamTarget,
-): { url: string; headers: Record<string, string>; body: string } {
+  body?: Uint8Array,
+): { url: string; headers: Record<string, string>; body: string | Uint8Array } {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: native.stream === true ? 'text/event-stream' : 'application/json',
@@ -15,6 +19,6 @@ export function buildChatHttpRequest(
   return {
     url: resolveEndpointUrl(target.baseUrl, '/chat/completions'),
     headers,
-    body: JSON.stringify(native),
+    body: body ?? JSON.stringify(native),
   };
 }

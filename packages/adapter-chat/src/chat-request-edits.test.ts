@@ -70,4 +70,15 @@ describe('Chat request edits', () => {
     expect(request.headers).toEqual({ 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-x', 'x-session': 's1' });
     expect(JSON.parse(request.body)).toEqual(withChatStreaming(base));
   });
+
+  it('a request already streaming with usage is not copied, and its own bytes are sent as given, with the same headers (R8.2)', () => {
+    const streaming = withChatStreaming(base);
+    expect(withChatStreaming(streaming)).toBe(streaming);
+    expect(withChatStreaming({ ...base, stream: true })).not.toHaveProperty('stream_options', undefined);
+    const bytes = Buffer.from(`{ "model" : "${base.model}" }`);
+    const target = { baseUrl: 'https://api.example.com/v1/', apiKey: 'sk-x' };
+    const request = buildChatHttpRequest(streaming, target, bytes);
+    expect(request.body).toBe(bytes);
+    expect(request.headers).toEqual(buildChatHttpRequest(streaming, target).headers);
+  });
 });

@@ -58,5 +58,7 @@ export function withChatModel(native: ChatCompletionCreateParams, model: string)
  * `stream_options.include_usage: true` (openai-node ChatCompletionStreamOptions).
  */
 export function withChatStreaming(native: ChatCompletionCreateParams): ChatCompletionCreateParams {
+  // Already streaming with usage: the request as it is, so its own bytes can be sent (R8.2).
+  if (native.stream === true && native.stream_options?.include_usage === true) return native;
   return { ...native, stream: true, stream_options: { ...native.stream_options, include_usage: true } };
 }

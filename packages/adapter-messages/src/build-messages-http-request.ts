@@ -14,10 +14,14 @@ export const ANTHROPIC_VERSION = '2023-06-01';
  * Extra headers from the target come last (beta flags, session ids), but
  * cannot blank the credential or version. The body is sent as given.
  */
+export function buildMessagesHttpRequest(native: MessageCreateParams, target: UpstreamTarget): { url: string; headers: Record<string, string>; body: string };
+/** With `body`, the request already serialized (the client's own bytes): sent as given, not serialized again (R8.2). */
+export function buildMessagesHttpRequest(native: MessageCreateParams, target: UpstreamTarget, body: Uint8Array | undefined): { url: string; headers: Record<string, string>; body: string | Uint8Array };
 export function buildMessagesHttpRequest(
   native: MessageCreateParams,
   target: UpstreamTarget,
-): { url: string; headers: Record<string, string>; body: string } {
+  body?: Uint8Array,
+): { url: string; headers: Record<string, string>; body: string | Uint8Array } {
   const url = resolveEndpointUrl(target.baseUrl, '/messages');
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -27,7 +31,7 @@ export function buildMessagesHttpRequest(
   };
   if (target.apiKey !== undefined && target.apiKey !== '') headers['x-api-key'] = target.apiKey;
   if (headers['anthropic-version'] === '') headers['anthropic-version'] = ANTHROPIC_VERSION;
-  return { url, headers, body: JSON.stringify(native) };
+  return { url, headers, body: body ?? JSON.stringify(native) };
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

@@ -82,6 +82,17 @@ describe('buildMessagesHttpRequest', () => {
     expect(JSON.parse(request.body)).toStrictEqual({ ...base, stream: true });
   });
 
+  it('a streaming request is not copied, and its own bytes are sent as given, with the same headers (R8.2)', () => {
+    const streaming = withStreaming(base);
+    expect(streaming).not.toBe(base);
+    expect(withStreaming(streaming)).toBe(streaming);
+    const bytes = Buffer.from('{"model":"m"}');
+    const target = { baseUrl: 'https://api.anthropic.com/', apiKey: 'sk-ant-x' };
+    const request = buildMessagesHttpRequest(streaming, target, bytes);
+    expect(request.body).toBe(bytes);
+    expect(request.headers).toStrictEqual(buildMessagesHttpRequest(streaming, target).headers);
+  });
+
   it('sends no credential header when none is configured, and keeps a path prefix of the base URL', () => {
     const request = buildMessagesHttpRequest(base, { baseUrl: 'http://127.0.0.1:8080/proxy' });
     expect(request.url).toBe('http://127.0.0.1:8080/proxy/v1/messages');

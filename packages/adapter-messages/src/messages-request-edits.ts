@@ -70,5 +70,7 @@ export function withModel(native: MessageCreateParams, model: string): MessageCr
 
 /** Messages always reports usage in the stream (message_start / message_delta); only `stream` is needed. */
 export function withStreaming(native: MessageCreateParams): MessageCreateParams {
+  // Already streaming: the request as it is, so its own bytes can be sent (R8.2).
+  if (native.stream === true) return native;
   return { ...native, stream: true };
 }

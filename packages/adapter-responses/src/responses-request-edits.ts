@@ -45,5 +45,7 @@ export function withResponsesModel(native: ResponseCreateParams, model: string):
 
 /** Responses reports usage in the terminal event unasked, so only `stream` is set. */
 export function withResponsesStreaming(native: ResponseCreateParams): ResponseCreateParams {
+  // Already streaming: the request as it is, so its own bytes can be sent (R8.2).
+  if (native.stream === true) return native;
   return { ...native, stream: true };
 }

@@ -69,8 +69,11 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
     sendProtocolError(response, protocol, error, error.status ?? 400);
   };
   let body: Record<string, unknown>;
+  // The client's bytes, sent as they are when nothing changes the request (R8.2); handed to the turn, not held here (decision 0322).
+  let bodyBytes: Buffer | undefined;
   try {
-    body = parseJsonObject(await readRequestBody(request, context.config.maxBodyBytes));
+    bodyBytes = await readRequestBody(request, context.config.maxBodyBytes);
+    body = parseJsonObject(bodyBytes);
   } catch (error) {
     if (TurnError.isInstance(error)) {
       if (error.status === 413) response.setHeader('connection', 'close');
@@ -87,6 +90,7 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   }
   // The access log and metrics name the model as the client asked for it; the body carries the upstream's name for it.
   const clientModel = typeof body.model === 'string' ? body.model : undefined;
+  const parsedBody = body;
   body = route.body;
 
   // Client disconnect stops the turn through its own iterator (R8.4): returning it aborts the
@@ -120,11 +124,15 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   };
   const requestModel = typeof body.model === 'string' ? body.model : undefined;
   const watch = context.watchTurn(protocol, response, clientModel);
+  const turnRequest = protocol === 'messages' ? dropUnsignedThinking(body) : body;
+  // Only the client's own object is its bytes: another model's name, a resolved previous_response_id or dropped thinking made a new one.
+  if (turnRequest !== parsedBody) bodyBytes = undefined;
   let run;
   try {
     run = runTurn({
       adapter,
-      request: protocol === 'messages' ? dropUnsignedThinking(body) : body,
+      request: turnRequest,
+      ...(bodyBytes === undefined ? {} : { requestBytes: bodyBytes }),
       target: route.target,
       ...(route.targetAdapter === undefined ? {} : { targetAdapter: route.targetAdapter }),
       upstream: route.upstream,
@@ -152,6 +160,9 @@ export async function forwardTurn(protocol: Protocol, request: IncomingMessage, 
   } catch (error) {
     rejectRequest(TurnError.isInstance(error) ? error : new TurnError({ kind: 'invalid_request', message: 'The request could not be forwarded.', cause: error }));
     return;
+  } finally {
+    // The turn has them now, until its first request is sent: this request does not hold its prompt while it streams.
+    bodyBytes = undefined;
   }
   watch.settle(run.result);
   const keep = createEventFilter({ dropUsage, onFallback: (event) => context.metrics.recordFallback(protocol, event.from.model, event.to.model, event.errorCode ?? event.reason) });

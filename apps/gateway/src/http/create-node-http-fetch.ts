@@ -76,14 +76,14 @@ export function createNodeHttpFetch(options: NodeHttpFetchOptions = {}): NodeHtt
       throw new TypeError('Invalid URL', { cause: error });
     }
     if (target.url.protocol !== 'http:' && target.url.protocol !== 'https:') throw new TypeError(`Unsupported protocol ${target.url.protocol}`);
-    // runTurn sends the adapter's JSON text; other body types are not needed here.
-    if (init.body != null && typeof init.body !== 'string') throw new TypeError('createNodeHttpFetch sends string bodies only.');
+    // runTurn sends the adapter's JSON text, or the client's own bytes (R8.2); other body types are not needed here.
+    if (init.body != null && typeof init.body !== 'string' && !(init.body instanceof Uint8Array)) throw new TypeError('createNodeHttpFetch sends string or byte bodies only.');
     const headers = readRequestHeaders(init.headers);
     addUrlCredentials(headers, target.url);
     const method = (init.method ?? 'GET').toUpperCase();
 
     // undici's Dispatcher.md documents Iterable bodies for dispatch(); its .d.ts leaves them out.
-    const body = handOverOnce(init.body, headers) as Dispatcher.DispatchOptions['body'];
+    const body = handOverOnce(init.body as string | Uint8Array | null | undefined, headers) as Dispatcher.DispatchOptions['body'];
     return dispatchRequest(dispatcher, { origin: target.origin, path: target.path, method, headers, body }, signal);
   };
 

@@ -5,10 +5,11 @@
  * iterable that hands the bytes over once and forgets them is written the
  * same way (with the content-length set here, not chunked) and is not kept.
  */
-export function handOverOnce(body: string | null | undefined, headers: Record<string, string>): Iterable<Buffer> | undefined {
+export function handOverOnce(body: string | Uint8Array | null | undefined, headers: Record<string, string>): Iterable<Buffer> | undefined {
   // No body: undici sends `content-length: 0` for a POST, as it did for ''.
-  if (body == null || body === '') return undefined;
-  const bytes = Buffer.from(body);
+  if (body == null || body.length === 0) return undefined;
+  // Bytes (the client's own body) are sent as they are: a view on them, not a copy.
+  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   headers['content-length'] = String(bytes.byteLength);
   return new BytesHandedOverOnce(bytes);
 }

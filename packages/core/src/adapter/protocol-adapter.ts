@@ -47,11 +47,16 @@ export interface ProtocolAdapter<NativeRequest extends object = Record<string, u
   getThinkingBudget?(native: NativeRequest): number | undefined;
   getModel(native: NativeRequest): string;
   withModel(native: NativeRequest, model: string): NativeRequest;
-  /** Forces streaming on (and usage reporting where the protocol needs asking). */
+  /** Forces streaming on (and usage reporting where the protocol needs asking); a request that already asks for both is returned as it is. */
   withStreaming(native: NativeRequest): NativeRequest;
 
-  /** The HTTP request for a native body against an upstream. */
+  /**
+   * The HTTP request for a native body against an upstream. `body`, when
+   * given, is `native` already serialized (the bytes a host parsed it from):
+   * it is sent as it is instead of serializing `native` again (R8.2).
+   */
   buildHttpRequest(native: NativeRequest, target: UpstreamTarget): { url: string; headers: Record<string, string>; body: string };
+  buildHttpRequest(native: NativeRequest, target: UpstreamTarget, body: Uint8Array | undefined): { url: string; headers: Record<string, string>; body: string | Uint8Array };
 
   /**
    * Native SSE bytes → neutral events, incrementally (R7.2). Never throws for

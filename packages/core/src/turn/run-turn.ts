@@ -24,6 +24,15 @@ export interface RunTurnOptions<Native extends object> {
   adapter: ProtocolAdapter<Native>;
   /** The native request as the host built it; streaming is forced on. */
   request: Native;
+  /**
+   * The bytes `request` was parsed from (a gateway's client body). The
+   * turn's first request sends them as they are when it goes out unchanged
+   * — the host's own request to its own target, already streaming — instead
+   * of serializing `request` again (R8.2); any changed request (another
+   * model, a fallback, a recovery, a retry) is serialized as usual. Dropped
+   * once the first request is sent: a stream does not hold its prompt twice.
+   */
+  requestBytes?: Uint8Array;
   target: UpstreamTarget;
   /** Injectable transport; defaults to the global `fetch` (which msw intercepts in tests). */
   fetch?: FetchFunction;
@@ -135,6 +144,8 @@ function validateOptions<Native extends object>(options: RunTurnOptions<Native>)
   }
   if (typeof options.request !== 'object' || options.request === null)
     rejectOption('runTurn needs a native request object.', 'request');
+  if (options.requestBytes !== undefined && !(options.requestBytes instanceof Uint8Array))
+    rejectOption('requestBytes must be a Uint8Array.', 'requestBytes');
   if (typeof options.target?.baseUrl !== 'string' || options.target.baseUrl === '') {
     rejectOption('runTurn needs target.baseUrl.', 'target');
   }
@@ -155,7 +166,7 @@ export function runTurn<Native extends object>(options: RunTurnOptions<Native>):
   const recovery = resolveStreamRecoveryConfig(options.streamRecovery);
   // Bad fail-over options throw here too (R11).
   const chain = resolveTurnChain(options);
-  const turn = new Turn(withDefaults(options, recovery, chain));
+  const turn = new Turn(withDefaults(options, recovery, chain), options.requestBytes);
   let iterating = false;
   return {
     // Awaited with no iterator taken: the events are drained so the turn still runs to its end (and is recorded).

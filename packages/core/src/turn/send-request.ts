@@ -74,11 +74,12 @@ export async function sendRequest<Native extends object>(turn: Turn<Native>, nat
   const target = route?.target ?? turn.target;
   const signal = route?.signal ?? turn.signal;
   const streaming = adapter.withStreaming(native);
-  const http = adapter.buildHttpRequest(streaming, target);
+  // The host's own bytes when this is its request unchanged (R8.2); fetch takes any byte view, whatever its buffer's type.
+  const http = adapter.buildHttpRequest(streaming, target, turn.takeRequestBytes(streaming));
   const headers = withRequestIdHeader(http.headers, requestIdHeader, requestId);
   let response: FetchResponse;
   try {
-    const raced = await raceAbort(fetch(http.url, { method: 'POST', headers, body: http.body, signal }), signal);
+    const raced = await raceAbort(fetch(http.url, { method: 'POST', headers, body: http.body as BodyInit, signal }), signal);
     if (raced === ABORTED) return { stage: 'aborted-before-response' };
     response = raced;
   } catch (thrown) {

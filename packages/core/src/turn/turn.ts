@@ -76,10 +76,13 @@ export class Turn<Native extends object> implements SegmentNotices {
   /** Resolves once the turn has ended and recorded itself (never rejects). */
   readonly result: Promise<TurnResult>;
   #resolveResult!: (result: TurnResult) => void;
+  /** runTurn's `requestBytes` until the first request is sent (decision 0322). */
+  #requestBytes: Uint8Array | undefined;
 
-  constructor(options: TurnOptions<Native>) {
+  constructor(options: TurnOptions<Native>, requestBytes?: Uint8Array) {
     this.options = options;
     this.target = options.target;
+    this.#requestBytes = requestBytes;
     this.model = readModel(options.adapter, options.request);
     this.#hostSignals = [options.signal, options.retry.signal].filter((signal): signal is AbortSignal => signal !== undefined);
     this.result = new Promise<TurnResult>((resolve) => {
@@ -87,6 +90,18 @@ export class Turn<Native extends object> implements SegmentNotices {
     });
     // The turn starts on the host's first pull (or when `result` is awaited).
     this.events = new TurnEventStream({ start: () => executeTurn(this), stopByConsumer: () => this.stop({ by: 'consumer' }) });
+  }
+
+  /**
+   * The host's bytes for the request about to be sent, when that request is
+   * the host's own unchanged (`streaming` is `options.request` itself: every
+   * edit makes a new object). Asked once, by the turn's first request; a
+   * later request serializes its own (R8.2, decision 0322).
+   */
+  takeRequestBytes(streaming: object): Uint8Array | undefined {
+    const bytes = this.#requestBytes;
+    this.#requestBytes = undefined;
+    return streaming === this.options.request ? bytes : undefined;
   }
 
   /** The turn has ended and is recorded: its result settles, then the host's iteration ends (R6.2). */
