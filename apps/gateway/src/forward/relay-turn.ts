@@ -180,7 +180,9 @@ function failBeforeOutput(options: SseRelayOptions, headers: EarlySseHeaders, er
 /**
  * Non-streaming answer: the turn still streams upstream (so R4 recovery
  * works); the client gets the protocol's JSON body at the end, or on a final
- * failure a JSON error — 502 even when partial text had arrived (R8.3).
+ * failure a JSON error (R8.3). The turn runs with `outputHeldUntilEnd`: an
+ * attempt that broke mid-text is dropped and restarted, since none of it
+ * reached the client (R11.2, decision 0430).
  */
 export async function relayTurnAsJson(options: RelayOptions): Promise<void> {
   const collector = new TurnOutputCollector();
