@@ -3,8 +3,8 @@ import { CircuitBreakers, type CircuitStateChange } from '../failover/circuit-br
 import { INTERACTIVE_RETRY_BUDGET } from '../failover/retry-budget.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import { collectTurnEvents, textOf } from './fake-wire.test-helper.js';
-import { PRIMARY, SECOND, chainRequest, createChainAdapter, createChainFetch, fallbackTo, type ChainReply } from './fake-chain-wire.test-helper.js';
-import { runTurn } from './run-turn.js';
+import { PRIMARY, SECOND, type ChainReply } from './fake-chain-wire.test-helper.js';
+import { startChainTurn } from './chain-turn.test-helper.js';
 
 const BUDGET = { ...INTERACTIVE_RETRY_BUDGET, initialDelayMs: 1, maxDelayMs: 1, burst: undefined, failOverAfter: 2 };
 const answer = (text: string): ChainReply => ({ lines: [{ t: text }, { end: 'stop' }] });
@@ -19,19 +19,7 @@ function circuits() {
 }
 
 function turnOn(script: Record<string, ChainReply[]>, breakers: CircuitBreakers, now: () => number) {
-  const wire = createChainFetch(script);
-  const run = runTurn({
-    adapter: createChainAdapter('chat'),
-    request: chainRequest(),
-    target: { baseUrl: PRIMARY },
-    upstream: 'primary',
-    fetch: wire.fetch,
-    retryBudget: BUDGET,
-    circuitBreakers: breakers,
-    fallbacks: [fallbackTo(SECOND, 'second-model')],
-    now,
-  });
-  return { run, wire };
+  return startChainTurn(script, { retryBudget: BUDGET, circuitBreakers: breakers, now });
 }
 
 const reasons = (events: TurnEvent[]) => events.flatMap((event) => (event.type === 'fallback' ? [event.reason] : []));

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { INTERACTIVE_RETRY_BUDGET, LIBRARY_RETRY_BUDGET, type RetryBudget } from '../failover/retry-budget.js';
+import { LIBRARY_RETRY_BUDGET } from '../failover/retry-budget.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import { collectTurnEvents, textOf } from './fake-wire.test-helper.js';
 import {
@@ -8,36 +8,13 @@ import {
   THIRD,
   chainRequest,
   createChainAdapter,
-  createChainFetch,
   fallbackTo,
   type ChainNative,
   type ChainReply,
 } from './fake-chain-wire.test-helper.js';
 import { runTurn, type RunTurnOptions } from './run-turn.js';
-import type { TurnRecord, UsageSample } from './stats-sink.js';
+import { FAST_BUDGET as FAST, startChainTurn as setup } from './chain-turn.test-helper.js';
 
-/** The interactive budget without its waits: every rule, no sleeping. */
-const FAST: RetryBudget = { ...INTERACTIVE_RETRY_BUDGET, initialDelayMs: 1, maxDelayMs: 2, burst: undefined, retryWindowMs: undefined };
-
-function setup(script: Record<string, ChainReply[]>, options: Partial<RunTurnOptions<ChainNative>> = {}) {
-  const wire = createChainFetch(script);
-  const samples: UsageSample[] = [];
-  const turns: TurnRecord[] = [];
-  let id = 0;
-  const run = runTurn({
-    adapter: createChainAdapter('chat'),
-    request: chainRequest(),
-    target: { baseUrl: PRIMARY },
-    upstream: 'primary',
-    fetch: wire.fetch,
-    stats: { recordUsage: (sample) => void samples.push(sample), recordTurn: (turn) => void turns.push(turn) },
-    createId: () => `req-${++id}`,
-    retryBudget: FAST,
-    fallbacks: [fallbackTo(SECOND, 'second-model')],
-    ...options,
-  });
-  return { run, wire, samples, turns };
-}
 
 const ok = (text = 'Fallback answer.'): ChainReply => ({ lines: [{ t: text }, { u: { in: 9, out: 3 } }, { end: 'stop' }] });
 const status = (code: number, body?: string): ChainReply => ({ status: code, ...(body === undefined ? {} : { body }) });

@@ -1,33 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { INTERACTIVE_RETRY_BUDGET, type RetryBudget } from '../failover/retry-budget.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import { collectTurnEvents } from './fake-wire.test-helper.js';
-import { PRIMARY, SECOND, chainRequest, createChainAdapter, createChainFetch, fallbackTo, type ChainNative, type ChainReply } from './fake-chain-wire.test-helper.js';
-import { runTurn, type RunTurnOptions } from './run-turn.js';
-import type { TurnRecord, UsageSample } from './stats-sink.js';
+import { PRIMARY, SECOND, type ChainNative, type ChainReply } from './fake-chain-wire.test-helper.js';
+import type { RunTurnOptions } from './run-turn.js';
+import { FAST_BUDGET as FAST, startChainTurn } from './chain-turn.test-helper.js';
 
-/** The interactive budget without its waits: every rule, no sleeping. */
-const FAST: RetryBudget = { ...INTERACTIVE_RETRY_BUDGET, initialDelayMs: 1, maxDelayMs: 2, burst: undefined, retryWindowMs: undefined };
-
+/** A chained turn whose host holds the output until the end (the gateway's JSON answer, decision 0430). */
 function setup(script: Record<string, ChainReply[]>, options: Partial<RunTurnOptions<ChainNative>> = {}) {
-  const wire = createChainFetch(script);
-  const samples: UsageSample[] = [];
-  const turns: TurnRecord[] = [];
-  let id = 0;
-  const run = runTurn({
-    adapter: createChainAdapter('chat'),
-    request: chainRequest(),
-    target: { baseUrl: PRIMARY },
-    upstream: 'primary',
-    fetch: wire.fetch,
-    stats: { recordUsage: (sample) => void samples.push(sample), recordTurn: (turn) => void turns.push(turn) },
-    createId: () => `req-${++id}`,
-    retryBudget: FAST,
-    fallbacks: [fallbackTo(SECOND, 'second-model')],
-    outputHeldUntilEnd: true,
-    ...options,
-  });
-  return { run, wire, samples, turns };
+  return startChainTurn(script, { outputHeldUntilEnd: true, ...options });
 }
 
 /**

@@ -3,27 +3,16 @@ import { INTERACTIVE_RETRY_BUDGET, type RetryBudget } from '../failover/retry-bu
 import type { UpstreamTimeLimitOptions } from '../failover/upstream-time-limits.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import { collectTurnEvents, textOf } from './fake-wire.test-helper.js';
-import { PRIMARY, SECOND, chainRequest, createChainAdapter, createChainFetch, fallbackTo, type ChainNative, type ChainReply } from './fake-chain-wire.test-helper.js';
-import { runTurn, type RunTurnOptions } from './run-turn.js';
+import { PRIMARY, SECOND, type ChainNative, type ChainReply } from './fake-chain-wire.test-helper.js';
+import type { RunTurnOptions } from './run-turn.js';
+import { startChainTurn } from './chain-turn.test-helper.js';
 
 /** Short limits, as a test or a tight config sets them (R11.4). */
 const LIMITS: UpstreamTimeLimitOptions = { responseHeadersMs: 2000, firstTokenMs: 3000, stallBeforeOutputMs: 4000, stallAfterOutputMs: 1500 };
 const BUDGET: RetryBudget = { ...INTERACTIVE_RETRY_BUDGET, initialDelayMs: 10, maxDelayMs: 10, jitterRatio: 0, burst: undefined, retryWindowMs: undefined };
 
 function setup(script: Record<string, ChainReply[]>, options: Partial<RunTurnOptions<ChainNative>> = {}) {
-  const wire = createChainFetch(script);
-  const run = runTurn({
-    adapter: createChainAdapter('chat'),
-    request: chainRequest(),
-    target: { baseUrl: PRIMARY },
-    upstream: 'primary',
-    fetch: wire.fetch,
-    retryBudget: BUDGET,
-    timeLimits: LIMITS,
-    fallbacks: [fallbackTo(SECOND, 'second-model')],
-    ...options,
-  });
-  return { run, wire };
+  return startChainTurn(script, { retryBudget: BUDGET, timeLimits: LIMITS, ...options });
 }
 
 const answer: ChainReply = { lines: [{ t: 'Fallback answer.' }, { end: 'stop' }] };
