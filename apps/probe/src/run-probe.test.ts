@@ -3,14 +3,11 @@
  * (real sockets, real runTurn / runAgentLoop), asserting outcome, physical
  * requests, and that the result and trace files hold no content (R4.10).
  */
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Protocol } from '@turnguard/core';
-import { startLoopbackUpstream, type LoopbackUpstream } from '@turnguard/testkit';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PROTOCOLS } from '@turnguard/core';
+import { PROTOCOLS, type Protocol } from '@turnguard/core';
+import { describe, expect, it } from 'vitest';
 import { findScenario, runProbe, type ProbeContent } from './index.js';
+import { PROBE_TIMING, probeOnMock, useProbeFixtures } from './probe-on-mock.test-helper.js';
 
 const MARKER = 'PROBE-CONTENT-MARKER-7f3a';
 const CONTENT: ProbeContent = {
@@ -18,8 +15,6 @@ const CONTENT: ProbeContent = {
   reasoning: `I check small primes first ${MARKER}-reasoning then larger ones. `,
   answer: `It is prime ${MARKER}-answer.`,
 };
-// Tiny real waits: the retry layer's own timing is unit-tested with fake timers in core.
-const TIMING = { serverWaitMs: 1, backoffInitialMs: 1, chunkDelayMs: 0 };
 
 /** Written here, not read from the scenarios, so a scenario that drifts fails the test. */
 const EXPECTED: Record<string, { outcome: 'ok' | 'error'; errorCode?: string; requests: number; recovered: boolean; retries: number; transitions: string[]; toolErrors?: number }> = {
@@ -33,43 +28,12 @@ const EXPECTED: Record<string, { outcome: 'ok' | 'error'; errorCode?: string; re
   'malformed-tool-args': { outcome: 'ok', requests: 2, recovered: false, retries: 0, transitions: ['next_turn'], toolErrors: 1 },
 };
 
-let upstream: LoopbackUpstream;
-let directory: string;
-beforeAll(async () => {
-  upstream = await startLoopbackUpstream();
-});
-afterAll(() => upstream.close());
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'turnguard-probe-'));
-});
-afterEach(() => rm(directory, { recursive: true, force: true }));
-
-async function readOutputFiles(): Promise<{ result: string; trace: string }> {
-  const names = await readdir(join(directory, 'out'));
-  const resultName = names.find((name) => name.endsWith('-result.json'));
-  const traceName = names.find((name) => name.endsWith('-trace.jsonl'));
-  expect(resultName?.replace('-result.json', '')).toBe(traceName?.replace('-trace.jsonl', ''));
-  return {
-    result: await readFile(join(directory, 'out', resultName as string), 'utf8'),
-    trace: await readFile(join(directory, 'out', traceName as string), 'utf8'),
-  };
-}
+const fixtures = useProbeFixtures('turnguard-probe-');
 
 describe.each(Object.keys(EXPECTED))('scenario %s (R9.1)', (name) => {
   it.each(PROTOCOLS)('on %s: expected outcome and request count; result/trace files hold no content (R9.2, R4.10)', async (protocol: Protocol) => {
     const expected = EXPECTED[name]!;
-    let printed = '';
-    const report = await runProbe({
-      scenarios: [findScenario(name)!],
-      protocols: [protocol],
-      target: { kind: 'mock' },
-      outDir: join(directory, 'out'),
-      statsFile: join(directory, 'stats.json'),
-      output: { write: (text) => (printed += text), isTTY: false },
-      content: CONTENT,
-      timing: TIMING,
-      upstream,
-    });
+    const { report, printed, files } = await probeOnMock(name, protocol, { directory: fixtures.directory, upstream: fixtures.upstream, content: CONTENT });
     const [result] = report.results;
     expect(result).toMatchObject({
       scenario: name,
@@ -85,11 +49,11 @@ describe.each(Object.keys(EXPECTED))('scenario %s (R9.1)', (name) => {
     });
     expect(report.passed).toBe(true);
     // The mock really served that many requests, and the planted prompt really went upstream.
-    expect(upstream.requestsFor(protocol)).toHaveLength(expected.requests);
-    expect(upstream.requests.some((request) => request.bodyText.includes(`${MARKER}-prompt`))).toBe(true);
+    expect(fixtures.upstream.requestsFor(protocol)).toHaveLength(expected.requests);
+    expect(fixtures.upstream.requests.some((request) => request.bodyText.includes(`${MARKER}-prompt`))).toBe(true);
     expect(result!.samples).toHaveLength(expected.requests);
 
-    const { result: resultText, trace } = await readOutputFiles();
+    const { result: resultText, trace, stats: statsText } = files;
     for (const text of [resultText, trace, printed]) expect(text).not.toContain(MARKER);
     const document = JSON.parse(resultText) as { results: unknown[]; totals: { passed: number } };
     expect(document.totals.passed).toBe(1);
@@ -97,7 +61,6 @@ describe.each(Object.keys(EXPECTED))('scenario %s (R9.1)', (name) => {
     expect(traceLines.filter((entry) => entry.event === 'stats-sample')).toHaveLength(expected.requests);
     expect(traceLines.at(-1)).toMatchObject({ event: 'run-end', passed: true });
 
-    const statsText = await readFile(join(directory, 'stats.json'), 'utf8');
     expect(statsText).not.toContain(MARKER);
     expect((JSON.parse(statsText) as { samples: unknown[] }).samples).toHaveLength(expected.requests);
   });
@@ -108,12 +71,12 @@ it('the content really reached the host side: the mock answer text is counted pe
     scenarios: [findScenario('long-think-cut')!],
     protocols: ['chat'],
     target: { kind: 'mock' },
-    outDir: join(directory, 'out'),
+    outDir: join(fixtures.directory, 'out'),
     statsFile: undefined,
     output: { write: () => undefined, isTTY: false },
     content: CONTENT,
-    timing: TIMING,
-    upstream,
+    timing: PROBE_TIMING,
+    upstream: fixtures.upstream,
   });
   expect(report.results[0]!.segments).toEqual([
     { index: 1, cause: 'start', reasoningChars: 4000, textChars: 0, toolArgumentChars: 0 },
@@ -132,11 +95,11 @@ it('a run that differs from its scenario is reported as a failure with the misma
     scenarios: [withExtraReply],
     protocols: ['messages'],
     target: { kind: 'mock' },
-    outDir: join(directory, 'out'),
+    outDir: join(fixtures.directory, 'out'),
     statsFile: undefined,
     output: { write: () => undefined, isTTY: false },
-    timing: TIMING,
-    upstream,
+    timing: PROBE_TIMING,
+    upstream: fixtures.upstream,
   });
   expect(report.passed).toBe(false);
   expect(report.results[0]!.mismatches).toEqual(['2 queued mock replies were never requested']);
