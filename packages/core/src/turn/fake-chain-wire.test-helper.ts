@@ -5,6 +5,7 @@ import type { UnifiedFinishReason } from '../types/finish-reason.js';
 import type { Message } from '../types/message.js';
 import type { DecodedStreamEvent } from '../types/turn-event.js';
 import type { FetchResponse } from './send-request.js';
+import { fakeNativeEdits } from './fake-wire.test-helper.js';
 
 /**
  * A fake protocol on real SSE for the fail-over chain's tests: each record's
@@ -82,13 +83,7 @@ export function createChainAdapter(protocol: Protocol): ProtocolAdapter<ChainNat
       const { model, messages, max_tokens, stream, ...rest } = native;
       return { prompt: { messages }, settings: { model, stream: stream === true, ...(max_tokens === undefined ? {} : { maxOutputTokens: max_tokens }), providerFields: rest } };
     },
-    appendMessages: (native, messages) => ({ ...native, messages: [...native.messages, ...messages] }),
-    withToolsDisabled: (native) => ({ ...native, tool_choice: 'none' }),
-    withMaxOutputTokens: (native, n) => ({ ...native, max_tokens: n }),
-    getMaxOutputTokens: (native) => native.max_tokens,
-    getModel: (native) => native.model,
-    withModel: (native, model) => ({ ...native, model }),
-    withStreaming: (native) => ({ ...native, stream: true }),
+    ...fakeNativeEdits<ChainNative>(),
     buildHttpRequest: (native, target) => ({ url: `${target.baseUrl}/${protocol}`, headers: { 'content-type': 'application/json', ...target.headers }, body: JSON.stringify(native) }),
     decodeStream: (body, options) => decodeSseStream(body, { decoder: new FakeRecordDecoder(), lastRecord: 'drop', records: options?.records }),
     encodeStream: () => {

@@ -7,6 +7,31 @@ import type { ToolDefinition } from '../types/tool-definition.js';
 import type { ByteStream } from '../stream/byte-stream.js';
 
 /** A tiny native format for runTurn's unit tests: one JSON object per line. */
+/** The fake natives' shape: what their request edits touch. */
+interface FakeNativeFields {
+  model: string;
+  messages: Message[];
+  max_tokens?: number;
+  tool_choice?: 'auto' | 'none';
+  stream?: boolean;
+}
+
+/** The request edits both fake protocols share (the adapter contract's `with…`/`get…` methods). */
+export function fakeNativeEdits<Native extends FakeNativeFields>(): Pick<
+  ProtocolAdapter<Native>,
+  'appendMessages' | 'withToolsDisabled' | 'withMaxOutputTokens' | 'getMaxOutputTokens' | 'getModel' | 'withModel' | 'withStreaming'
+> {
+  return {
+    appendMessages: (native, messages) => ({ ...native, messages: [...native.messages, ...messages] }),
+    withToolsDisabled: (native) => ({ ...native, tool_choice: 'none' }),
+    withMaxOutputTokens: (native, n) => ({ ...native, max_tokens: n }),
+    getMaxOutputTokens: (native) => native.max_tokens,
+    getModel: (native) => native.model,
+    withModel: (native, model) => ({ ...native, model }),
+    withStreaming: (native) => ({ ...native, stream: true }),
+  };
+}
+
 export interface FakeNative {
   model: string;
   messages: Message[];
@@ -84,13 +109,7 @@ export const fakeAdapter: ProtocolAdapter<FakeNative> = {
     prompt: { messages: native.messages },
     settings: { model: native.model, stream: true, maxOutputTokens: native.max_tokens, tools: native.tools },
   }),
-  appendMessages: (native, messages) => ({ ...native, messages: [...native.messages, ...messages] }),
-  withToolsDisabled: (native) => ({ ...native, tool_choice: 'none' }),
-  withMaxOutputTokens: (native, n) => ({ ...native, max_tokens: n }),
-  getMaxOutputTokens: (native) => native.max_tokens,
-  getModel: (native) => native.model,
-  withModel: (native, model) => ({ ...native, model }),
-  withStreaming: (native) => ({ ...native, stream: true }),
+  ...fakeNativeEdits<FakeNative>(),
   buildHttpRequest: (native, target) => ({
     url: `${target.baseUrl}/fake`,
     headers: { 'content-type': 'application/json', ...target.headers },
