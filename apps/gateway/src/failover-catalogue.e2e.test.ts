@@ -73,6 +73,21 @@ const FINAL_AFTER_OUTPUT = (code: string): string =>
   `The turn failed after part of its answer had reached the client (${code}). It is final: the gateway already retried and recovered what it could, and sending the same request again would run the whole turn again.`;
 
 /** What a retried turn costs at least (one backoff) and at most (the bound). */
+/**
+ * A fault after output with a fallback configured: a streaming client keeps what it read and gets a
+ * final error, never a resend (it would repeat the answer); a JSON client was shown nothing, so the
+ * broken answer is dropped and the fallback's is whole (R11.2, decision 0430).
+ */
+function expectFaultAfterOutput(outcome: ClientOutcome, mode: Mode, pair: { primary: string; fallback: string }, streamed: { text: string; code: string }): void {
+  if (mode === 'json') {
+    expectAnswer(outcome, 'Answer from fallback.', pair.fallback);
+    expect(attempts(pair.primary, pair.fallback)).toEqual([1, 1]);
+  } else {
+    expectCutAfterOutput(outcome, { text: streamed.text, message: FINAL_AFTER_OUTPUT(streamed.code) });
+    expect(attempts(pair.primary, pair.fallback)).toEqual([1, 0]);
+  }
+}
+
 function expectOneBackoff(outcome: ClientOutcome): void {
   expect(outcome.ms).toBeGreaterThanOrEqual(settings.firstBackoffMs - 5);
   expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
@@ -188,14 +203,7 @@ row.each(cases)('R11 fault catalogue (%s, %s)', (protocol, mode) => {
     harness.upstream.model(primary).always(fault.cut());
     harness.upstream.model(fallback).always(answerFrom('fallback'));
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
-    if (mode === 'json') {
-      // A JSON client was shown nothing: the cut answer is dropped and the fallback's is whole (R11.2, decision 0430).
-      expectAnswer(outcome, 'Answer from fallback.', fallback);
-      expect(attempts(primary, fallback)).toEqual([1, 1]);
-    } else {
-      expectCutAfterOutput(outcome, { text: TEXT_BEFORE_CUT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_CUT') });
-      expect(attempts(primary, fallback)).toEqual([1, 0]);
-    }
+    expectFaultAfterOutput(outcome, mode, { primary, fallback }, { text: TEXT_BEFORE_CUT[protocol], code: 'STREAM_CUT' });
     expect(outcome.ms).toBeLessThan(settings.atOnceMs);
   });
 
@@ -204,13 +212,7 @@ row.each(cases)('R11 fault catalogue (%s, %s)', (protocol, mode) => {
     harness.upstream.model(primary).always(fault.stall(AFTER_OUTPUT_RECORDS[protocol]));
     harness.upstream.model(fallback).always(answerFrom('fallback'));
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
-    if (mode === 'json') {
-      expectAnswer(outcome, 'Answer from fallback.', fallback);
-      expect(attempts(primary, fallback)).toEqual([1, 1]);
-    } else {
-      expectCutAfterOutput(outcome, { text: TEXT_BEFORE_FAULT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_STALL') });
-      expect(attempts(primary, fallback)).toEqual([1, 0]);
-    }
+    expectFaultAfterOutput(outcome, mode, { primary, fallback }, { text: TEXT_BEFORE_FAULT[protocol], code: 'STREAM_STALL' });
     expect(outcome.ms).toBeGreaterThanOrEqual(settings.stallAfterMs - 20);
     expect(outcome.ms).toBeLessThan(settings.stallBeforeMs);
   });
@@ -231,13 +233,7 @@ row.each(cases)('R11 fault catalogue (%s, %s)', (protocol, mode) => {
     harness.upstream.model(primary).always(fault.malformed(AFTER_OUTPUT_RECORDS[protocol]));
     harness.upstream.model(fallback).always(answerFrom('fallback'));
     const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
-    if (mode === 'json') {
-      expectAnswer(outcome, 'Answer from fallback.', fallback);
-      expect(attempts(primary, fallback)).toEqual([1, 1]);
-    } else {
-      expectCutAfterOutput(outcome, { text: TEXT_BEFORE_FAULT[protocol], message: FINAL_AFTER_OUTPUT('STREAM_CUT') });
-      expect(attempts(primary, fallback)).toEqual([1, 0]);
-    }
+    expectFaultAfterOutput(outcome, mode, { primary, fallback }, { text: TEXT_BEFORE_FAULT[protocol], code: 'STREAM_CUT' });
     expect(outcome.ms).toBeLessThan(settings.atOnceMs);
   });
 
