@@ -16,22 +16,37 @@ import { withoutDroppedToolCalls } from './segment-recovery.js';
 import type { Turn } from './turn.js';
 import type { TurnResult } from './turn-result.js';
 
-/** Where the continuation goes: the cut destination when it can take a prefill, else the next one that can (R11.6). */
-function pickContinuationTarget<Native extends object>(
-  turn: Turn<Native>,
-  run: ChainRun,
-  cut: ChainDestination,
-): { destination: ChainDestination; native: object; dialect: PrefillDialect; permit: CircuitPermit | 'none' } | undefined {
+/** The destinations that can take the continuation's request, in order: the cut one first, then later ones (R11.6). */
+function* continuationCandidates<Native extends object>(turn: Turn<Native>, run: ChainRun, cut: ChainDestination): Generator<{ destination: ChainDestination; native: object }> {
+  if (run.visibleText.trim() === '') return;
   const requestFor = requestsOf(turn);
   // Tools are off in a continuation: the provider's own (web search…) need not block another family.
   const hostRequest = withoutProviderTools(turn.options.adapter.protocol, turn.options.request);
   for (const destination of run.chain.destinations) {
     if (destination.index < cut.index) continue;
     const request = destination.protocol === turn.options.adapter.protocol ? requestFor(destination) : buildTargetRequest(turn.options.adapter, hostRequest, destination);
-    if (!('native' in request) || !canTakePrefill(destination.adapter, request.native, destination.prefill)) continue;
+    if ('native' in request && canTakePrefill(destination.adapter, request.native, destination.prefill)) yield { destination, native: request.native };
+  }
+}
+
+/**
+ * Whether a continuation could be sent after `cut` at all (no circuit is
+ * asked): a host that holds its output restarts the answer instead when none
+ * can (R11.2, decision 0430).
+ */
+export function canContinueAnswer<Native extends object>(turn: Turn<Native>, run: ChainRun, cut: ChainDestination): boolean {
+  return !continuationCandidates(turn, run, cut).next().done;
+}
+
+/** Where the continuation goes: the cut destination when it can take a prefill, else the next one that can (R11.6). */
+function pickContinuationTarget<Native extends object>(
+  turn: Turn<Native>,
+  run: ChainRun,
+  cut: ChainDestination,
+): { destination: ChainDestination; native: object; dialect: PrefillDialect; permit: CircuitPermit | 'none' } | undefined {
+  for (const { destination, native } of continuationCandidates(turn, run, cut)) {
     const permit = admit(run, destination, false);
-    if (permit === undefined) continue;
-    return { destination, native: request.native, dialect: destination.prefill!, permit };
+    if (permit !== undefined) return { destination, native, dialect: destination.prefill!, permit };
   }
   return undefined;
 }
@@ -46,7 +61,7 @@ function pickContinuationTarget<Native extends object>(
  * continuation's own (decision 0401).
  */
 export async function continueAnswer<Native extends object>(turn: Turn<Native>, run: ChainRun, cut: ChainDestination, cutError: TurnError, reason: 'cut' | 'stall' | 'malformed'): Promise<TurnResult> {
-  const picked = run.visibleText.trim() === '' ? undefined : pickContinuationTarget(turn, run, cut);
+  const picked = pickContinuationTarget(turn, run, cut);
   if (picked === undefined) return end(turn, { error: cutError });
   const { destination, permit } = picked;
   run.continuations += 1;

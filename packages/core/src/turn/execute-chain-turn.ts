@@ -7,7 +7,7 @@ import { computeBurstDelayMs } from '../failover/retry-budget.js';
 import { admit, attemptPlanFor, report, requestsOf, type DestinationRequest } from './chain-destination.js';
 import { planChainRetry, resizeForOverflow, waitForChain } from './chain-retry.js';
 import { ChainRun, hopOf } from './chain-run.js';
-import { continueAnswer } from './continue-answer.js';
+import { canContinueAnswer, continueAnswer } from './continue-answer.js';
 import { end, recoverCutSegment, toUnexpectedError } from './execute-turn.js';
 import type { ChainDestination } from './failover-options.js';
 import { createStreamCutError } from './judge-segment-attempt.js';
@@ -166,7 +166,7 @@ async function runDestination<Native extends object>(
       continue;
     }
     consecutiveCounted = countsTowardFailOver(run, failure, error) ? consecutiveCounted + 1 : 0;
-    const judged = decideAfterFailure(turn, run, { error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted });
+    const judged = decideAfterFailure(turn, run, { destination, error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted });
     lastError = judged.error;
     const next = await follow(turn, run, destination, judged.decision, { error: judged.error, request, failedId: requestId, nextId, retryNumber });
     if (next.kind !== 'retry') return next;
@@ -176,6 +176,7 @@ async function runDestination<Native extends object>(
 }
 
 interface FailedAttempt {
+  destination: ChainDestination;
   error: TurnError;
   requestId: string;
   responseStarted: boolean;
@@ -188,9 +189,9 @@ interface FailedAttempt {
  * What a failed attempt of segment 1 means (decideFailover), and the error
  * the turn goes on with. A host that holds the output (runTurn's
  * `outputHeldUntilEnd`) has shown none of it: unless the operator's opt-in
- * continuation carries the answer on (R11.6), the attempt is dropped — one
- * `tombstone` tells the host (R3.8) — and judged as a failure before output
- * (R11.2, decision 0430).
+ * continuation carries the answer on (R11.6) — and some destination can
+ * take its prefill — the attempt is dropped (one `tombstone` tells the host,
+ * R3.8) and judged as a failure before output (R11.2, decision 0430).
  */
 function decideAfterFailure<Native extends object>(turn: Turn<Native>, run: ChainRun, failed: FailedAttempt): { decision: FailoverDecision; error: TurnError } {
   const decide = (error: TurnError, delivered: ChainRun['delivered']): FailoverDecision =>
@@ -209,7 +210,8 @@ function decideAfterFailure<Native extends object>(turn: Turn<Native>, run: Chai
       ...(turn.options.retry.random === undefined ? {} : { random: turn.options.retry.random }),
     });
   const decision = decide(failed.error, run.delivered);
-  if (!run.chain.outputHeldUntilEnd || run.delivered === 'nothing' || decision.action === 'continue') return { decision, error: failed.error };
+  if (!run.chain.outputHeldUntilEnd || run.delivered === 'nothing') return { decision, error: failed.error };
+  if (decision.action === 'continue' && canContinueAnswer(turn, run, failed.destination)) return { decision, error: failed.error };
   run.dropOutput(failed.requestId);
   turn.events.post({ type: 'tombstone', messageId: failed.requestId });
   // R1.2 wrapped the failure as STREAM_CUT because output had reached the host; none was shown, so the upstream's own is judged.

@@ -120,6 +120,28 @@ describe('outputHeldUntilEnd: a host that shows nothing until the end (R11.2, R4
     expect(types(events).filter((type) => type === 'tombstone' || type === 'retry')).toEqual(['tombstone', 'retry']);
   });
 
+  it('with continuation on but no target that takes a prefill: the cut answer is restarted, never ended as a cut (R11.6, R11.2)', async () => {
+    const { run, wire } = setup({ [PRIMARY]: [cutAfterText, ok('Whole answer.')] }, { fallbacks: [], continuation: 'prefill' });
+    const events = await collectTurnEvents(run);
+    expect(wire.to(PRIMARY)).toHaveLength(2);
+    expect(wire.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'user' });
+    expect(heldAnswer(events).text).toBe('Whole answer.');
+    expect(types(events)).not.toContain('continuation-start');
+    expect(types(events).filter((type) => type === 'tombstone' || type === 'retry')).toEqual(['tombstone', 'retry']);
+    expect((await run.result).outcome).toBe('ok');
+  });
+
+  it('with continuation on and a target that takes a prefill: the answer is continued, nothing dropped (R11.6)', async () => {
+    const { run, wire } = setup({ [PRIMARY]: [cutAfterText, ok('wer.')] }, { fallbacks: [], continuation: 'prefill', prefill: 'trailing-message' });
+    const events = await collectTurnEvents(run);
+    expect(wire.to(PRIMARY)).toHaveLength(2);
+    expect(wire.requests[1]!.body.messages.at(-1)).toMatchObject({ role: 'assistant' });
+    expect(types(events)).toContain('continuation-start');
+    expect(types(events)).not.toContain('tombstone');
+    expect(heldAnswer(events).text).toBe('Half an answer.');
+    expect((await run.result).outcome).toBe('ok');
+  });
+
   it('off (the default), the same cut ends the turn as STREAM_CUT with nothing dropped (R4.2)', async () => {
     const { run, wire } = setup({ [PRIMARY]: [cutAfterText], [SECOND]: [ok()] }, { outputHeldUntilEnd: false });
     const events = await collectTurnEvents(run);
