@@ -94,6 +94,7 @@ describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
             [`continuer-${id(protocol, mode)}`, { upstream: 'prefill-chat' }],
             [`refuser-${id(protocol, mode)}`, { upstream: 'prefill-chat' }],
             [`p-refused-${id(protocol, mode)}`, { upstream: protocol === 'messages' ? 'plain-messages' : protocol }],
+            [`p-restart-${id(protocol, mode)}`, { upstream: protocol === 'messages' ? 'plain-messages' : protocol }],
           ]),
         ),
       },
@@ -129,6 +130,18 @@ describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
     expect(FULL_DEFAULT_ANSWER.startsWith(prefill) && prefill !== FULL_DEFAULT_ANSWER).toBe(true);
     const sample = harness.sink.samples.find((each) => (each as { continuation?: boolean }).continuation === true && each.model === (protocol === 'messages' ? primary : fallback));
     expect(sample).toBeDefined();
+  });
+
+  it.each(PROTOCOLS)('%s, json: no target takes a prefill: the cut answer is restarted, and the client gets it whole (R11.2)', { timeout }, async (protocol) => {
+    const primary = `p-restart-${id(protocol, 'json')}`;
+    harness.upstream.model(primary).queue(fault.cut(), answerFrom('the restart'));
+    const outcome = await harness.ask(protocol, 'json', primary);
+    expect(outcome.error).toBeUndefined();
+    expect(harness.upstream.requestsFor(primary)).toHaveLength(2);
+    // A restart, not a continuation: the second request is the client's own, ending with its user message.
+    const messages = (harness.upstream.requestsFor(primary)[1]!.body as { messages?: Array<{ role: string }> }).messages;
+    if (messages !== undefined) expect(messages.at(-1)?.role).toBe('user');
+    expect(outcome.text).toBe('Answer from the restart.');
   });
 
   it.each(cases)('%s, %s: a fallback that refuses the prefill: the client gets the original cut, never the prefill 400', { timeout }, async (protocol, mode) => {
