@@ -4,6 +4,7 @@ import { attachDebugDump } from '../retry/debug-dump.js';
 import { classifyFailure, type FailureClass } from '../failover/classify-failure.js';
 import { decideFailover, type FailoverDecision } from '../failover/decide-failover.js';
 import { computeBurstDelayMs } from '../failover/retry-budget.js';
+import type { CircuitPermit } from '../failover/circuit-breaker.js';
 import { admit, attemptPlanFor, report, requestsOf, type DestinationRequest } from './chain-destination.js';
 import { planChainRetry, resizeForOverflow, waitForChain } from './chain-retry.js';
 import { ChainRun, hopOf } from './chain-run.js';
@@ -146,11 +147,8 @@ async function runDestination<Native extends object>(
       recordSample(turn, attempt.record);
       return { kind: 'ended', result: end(turn, { finishReason: verdict.facts.finishReason }) };
     }
-    // R4 first: a thinking stream cut before its answer is recovered on the same destination, once.
-    if (verdict.kind === 'cut' && run.delivered === 'reasoning' && decideSegmentRecovery({ adapter: destination.adapter, request, recovery: turn.options.recovery }, verdict.facts, turn.stopped !== undefined, turn.options.now(), turn.deadlineAt).recover) {
-      report(permit, 'cut');
-      return { kind: 'ended', result: await recoverCutSegment(turn, attempt, verdict.facts, { adapter: destination.adapter, request, plan: () => attemptPlanFor(turn, run, destination) }) };
-    }
+    const recovered = await recoverThinkingCut(turn, run, { destination, request, permit, attempt });
+    if (recovered !== undefined) return recovered;
     const error = verdict.kind === 'cut' ? createStreamCutError('The stream ended without a finish frame after output reached the host.') : verdict.error;
     const failure = classifyFailure(error, { responseStarted: attempt.attempt.stage === 'streamed' });
     report(permit, failure);
@@ -173,6 +171,25 @@ async function runDestination<Native extends object>(
     request = next.request;
     requestId = nextId;
   }
+}
+
+/**
+ * R4 before any fail-over: a thinking stream cut before its answer is
+ * recovered on the same destination, once, and the turn ends with that.
+ * Undefined: no recovery; the chain judges the cut.
+ */
+async function recoverThinkingCut<Native extends object>(
+  turn: Turn<Native>,
+  run: ChainRun,
+  sent: { destination: ChainDestination; request: object; permit: CircuitPermit | 'none'; attempt: SegmentRun },
+): Promise<DestinationOutcome | undefined> {
+  const { destination, request, permit, attempt } = sent;
+  const { verdict } = attempt;
+  if (verdict.kind !== 'cut' || run.delivered !== 'reasoning') return undefined;
+  const recovery = decideSegmentRecovery({ adapter: destination.adapter, request, recovery: turn.options.recovery }, verdict.facts, turn.stopped !== undefined, turn.options.now(), turn.deadlineAt);
+  if (!recovery.recover) return undefined;
+  report(permit, 'cut');
+  return { kind: 'ended', result: await recoverCutSegment(turn, attempt, verdict.facts, { adapter: destination.adapter, request, plan: () => attemptPlanFor(turn, run, destination) }) };
 }
 
 interface FailedAttempt {
