@@ -1,6 +1,6 @@
 import type { TurnError } from '../errors/turn-error.js';
 import type { FinishReason } from '../types/finish-reason.js';
-import { aggregateUsage } from '../usage/index.js';
+import { aggregateUsage, type AggregatedUsage } from '../usage/index.js';
 import type { RecoverySkipReason } from './decide-recovery.js';
 import { pickKnownUsage } from './build-segment-record.js';
 import type { TurnOutcome } from './stats-sink.js';
@@ -25,24 +25,9 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
   if (chain !== undefined && ending.error === undefined) chain.answer();
   // R11.7: the model that answered (or was asked last); its usage is the turn's, never mixed with another model's.
   const model = chain === undefined ? turn.model : (chain.answeredBy?.model ?? chain.lastTried?.model ?? turn.model);
-  // Only segments that streamed a 2xx body can have spent tokens; a 429 did not.
-  // A held turn's dropped attempt is its own sample, never the answer's usage (R5, decision 0430).
-  const streamed = turn.segments.filter((segment) => segment.streamed && (chain === undefined || (segment.model === model && !chain.droppedRequestIds.has(segment.requestId))));
-  const usage = aggregateUsage(streamed.map((segment) => segment.usage));
+  const usage = answerUsage(turn, model);
   const knownUsage = pickKnownUsage(usage);
-  if (Object.keys(knownUsage).length > 0) {
-    turn.events.post({
-      type: 'usage',
-      usage: {
-        inputTokens: knownUsage.inputTokens,
-        cachedInputTokens: knownUsage.cachedInputTokens,
-        cacheCreationInputTokens: knownUsage.cacheCreationInputTokens,
-        outputTokens: knownUsage.outputTokens,
-        reasoningTokens: knownUsage.reasoningTokens,
-        totalTokens: knownUsage.totalTokens,
-      },
-    });
-  }
+  postUsage(turn, knownUsage);
   const finishReason =
     ending.error === undefined ? ending.finishReason ?? { unified: 'other', raw: undefined } : undefined;
   if (ending.error !== undefined) turn.events.post({ type: 'error', error: ending.error });
@@ -81,6 +66,34 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
     model,
     ...chainFacts,
   };
+}
+
+/**
+ * The answer's usage: only segments that streamed a 2xx body can have spent
+ * tokens (a 429 did not), and in a chain only the answering model's (R5,
+ * R11.7); a held turn's dropped attempt is its own sample, never the
+ * answer's (decision 0430).
+ */
+function answerUsage<Native extends object>(turn: Turn<Native>, model: string): AggregatedUsage {
+  const chain = turn.chainRun;
+  const streamed = turn.segments.filter((segment) => segment.streamed && (chain === undefined || (segment.model === model && !chain.droppedRequestIds.has(segment.requestId))));
+  return aggregateUsage(streamed.map((segment) => segment.usage));
+}
+
+/** One usage event with the known counts only, when anything was reported (R5.2, R5.3). */
+function postUsage<Native extends object>(turn: Turn<Native>, knownUsage: ReturnType<typeof pickKnownUsage>): void {
+  if (Object.keys(knownUsage).length === 0) return;
+  turn.events.post({
+    type: 'usage',
+    usage: {
+      inputTokens: knownUsage.inputTokens,
+      cachedInputTokens: knownUsage.cachedInputTokens,
+      cacheCreationInputTokens: knownUsage.cacheCreationInputTokens,
+      outputTokens: knownUsage.outputTokens,
+      reasoningTokens: knownUsage.reasoningTokens,
+      totalTokens: knownUsage.totalTokens,
+    },
+  });
 }
 
 function turnOutcome(error: TurnError | undefined): TurnOutcome {
