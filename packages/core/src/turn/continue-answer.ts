@@ -11,7 +11,7 @@ import { hopOf, type ChainRun } from './chain-run.js';
 import { end } from './execute-turn.js';
 import type { ChainDestination, PrefillDialect } from './failover-options.js';
 import { recordSample } from './record-sample.js';
-import { runAttempt } from './run-attempt.js';
+import { runAttempt, type SegmentRun } from './run-attempt.js';
 import { withoutDroppedToolCalls } from './segment-recovery.js';
 import type { Turn } from './turn.js';
 import type { TurnResult } from './turn-result.js';
@@ -92,23 +92,37 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
     mapEvents: (events) => continueInOpenBlock(events, openBlock, hostHasTrailingSpace),
   });
   run.lastTried = destination;
-  const entry = run.entryFor(destination);
   recordSample(turn, attempt.record);
   const { verdict } = attempt;
   if (verdict.kind === 'ok') {
     report(permit, 'ok');
     return end(turn, { finishReason: withoutDroppedToolCalls(verdict.facts.finishReason) });
   }
-  const error = verdict.kind === 'cut' ? cutError : verdict.error;
-  report(permit, classifyFailure(error, { responseStarted: attempt.attempt.stage === 'streamed' }));
-  entry.errorCode = error.code;
-  const attemptDelivered = attempt.verdict.facts?.outputConsumed === true;
+  return end(turn, { error: continuationFailure(turn, run, { destination, permit, attempt, cutError }) });
+}
+
+/**
+ * The error a failed continuation ends the turn with: the original cut when
+ * it added nothing (never the prefill 400); its own when it got text out,
+ * a cut in its own right (R11.6, decision 0401).
+ */
+function continuationFailure<Native extends object>(
+  turn: Turn<Native>,
+  run: ChainRun,
+  failed: { destination: ChainDestination; permit: CircuitPermit | 'none'; attempt: SegmentRun; cutError: TurnError },
+): TurnError {
+  const { attempt, cutError } = failed;
+  const { verdict } = attempt;
+  const error = verdict.kind === 'failed' ? verdict.error : cutError;
+  const responseStarted = attempt.attempt.stage === 'streamed';
+  report(failed.permit, classifyFailure(error, { responseStarted }));
+  run.entryFor(failed.destination).errorCode = error.code;
   const decision = decideFailover({
     error,
     delivered: run.delivered,
     phase: 'continuation',
-    attemptDelivered,
-    responseStarted: attempt.attempt.stage === 'streamed',
+    attemptDelivered: verdict.facts?.outputConsumed === true,
+    responseStarted,
     hasNextTarget: false,
     continuation: run.chain.continuation,
     continuationsSoFar: run.continuations,
@@ -116,9 +130,7 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
     history: run.history(turn.startedAt, 1, 0),
     nowMs: turn.options.now(),
   });
-  // A failed continuation that added nothing ends with the original cut (never the prefill 400); one that added text is cut in its own right.
-  const ending = decision.action === 'end' && decision.useOriginalError ? cutError : verdict.kind === 'cut' ? cutError : error;
-  return end(turn, { error: ending });
+  return decision.action === 'end' && decision.useOriginalError ? cutError : error;
 }
 
 /**
