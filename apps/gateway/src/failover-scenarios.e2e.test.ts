@@ -144,20 +144,34 @@ describe('R11.6 mid-answer continuation (continuation: "prefill")', () => {
     expect(outcome.text).toBe('Answer from the restart.');
   });
 
-  it.each(cases)('%s, %s: a fallback that refuses the prefill: the client gets the original cut, never the prefill 400', { timeout }, async (protocol, mode) => {
-    const primary = `p-refused-${id(protocol, mode)}`;
-    const fallback = `refuser-${id(protocol, mode)}`;
+  it.each(PROTOCOLS)('%s, stream: a fallback that refuses the prefill: the client gets the original cut, never the prefill 400', { timeout }, async (protocol) => {
+    const primary = `p-refused-${id(protocol, 'stream')}`;
+    const fallback = `refuser-${id(protocol, 'stream')}`;
     harness.upstream.model(primary).always(fault.cut());
     harness.upstream.model(fallback).always(fault.prefillRefused());
-    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    const outcome = await harness.ask(protocol, 'stream', primary, { fallbacks: [fallback] });
     expect([harness.upstream.requestsFor(primary).length, harness.upstream.requestsFor(fallback).length]).toEqual([1, 1]);
     expect(outcome.ms).toBeLessThan(settings.atOnceMs);
     expect(outcome.error).toBeDefined();
     // The original cut's error (the stream failed after output), never the refusal's words.
     expect(outcome.error?.message).not.toMatch(/prefill|conversation must end/i);
     expect(outcome.error?.message).toMatch(/STREAM_CUT|failed after output/);
-    if (mode === 'json') expect(outcome.error?.status).toBe(502);
-    else expect(FULL_DEFAULT_ANSWER.startsWith(outcome.text) && outcome.text.length > 0).toBe(true);
+    expect(FULL_DEFAULT_ANSWER.startsWith(outcome.text) && outcome.text.length > 0).toBe(true);
+  });
+
+  it.each(PROTOCOLS)('%s, json: a fallback that refuses the prefill: the cut answer is dropped and the fallback answers it afresh (R11.2)', { timeout }, async (protocol) => {
+    const primary = `p-refused-${id(protocol, 'json')}`;
+    const fallback = `refuser-${id(protocol, 'json')}`;
+    harness.upstream.model(primary).always(fault.cut());
+    harness.upstream.model(fallback).queue(fault.prefillRefused()).always(answerFrom('the fallback'));
+    const outcome = await harness.ask(protocol, 'json', primary, { fallbacks: [fallback] });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.text).toBe('Answer from the fallback.');
+    expect([harness.upstream.requestsFor(primary).length, harness.upstream.requestsFor(fallback).length]).toEqual([1, 2]);
+    // The refused continuation ended with the answer so far; the fresh request with the client's own message.
+    const roles = harness.upstream.requestsFor(fallback).map((request) => (request.body as { messages: Array<{ role: string }> }).messages.at(-1)?.role);
+    expect(roles).toEqual(['assistant', 'user']);
+    expect(outcome.ms).toBeLessThan(settings.atOnceMs);
   });
 });
 

@@ -58,11 +58,20 @@ function pickContinuationTarget<Native extends object>(
  * so it reads one whole answer. When no destination can take a prefill, or
  * the continuation fails before adding anything (a refused prefill
  * included), the turn ends with the original cut error, never the
- * continuation's own (decision 0401).
+ * continuation's own (decision 0401). A host that holds its output has seen
+ * none of either: the continuation is `dropped` instead, for the chain to
+ * restart the answer (R11.2, decision 0430).
  */
-export async function continueAnswer<Native extends object>(turn: Turn<Native>, run: ChainRun, cut: ChainDestination, cutError: TurnError, reason: 'cut' | 'stall' | 'malformed'): Promise<TurnResult> {
+export async function continueAnswer<Native extends object>(
+  turn: Turn<Native>,
+  run: ChainRun,
+  cut: ChainDestination,
+  cutError: TurnError,
+  reason: 'cut' | 'stall' | 'malformed',
+): Promise<{ kind: 'ended'; result: TurnResult } | { kind: 'dropped' }> {
+  const held = run.chain.outputHeldUntilEnd;
   const picked = pickContinuationTarget(turn, run, cut);
-  if (picked === undefined) return end(turn, { error: cutError });
+  if (picked === undefined) return held ? { kind: 'dropped' } : { kind: 'ended', result: end(turn, { error: cutError }) };
   const { destination, permit } = picked;
   run.continuations += 1;
   const continuationId = turn.options.createId();
@@ -74,7 +83,7 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
   const stopped = turn.stopError();
   if (stopped !== undefined) {
     if (permit !== 'none') permit.release();
-    return end(turn, { error: stopped });
+    return { kind: 'ended', result: end(turn, { error: stopped }) };
   }
   const native = buildContinuationRequest(destination.adapter, picked.native, picked.dialect, run.visibleText);
   const openBlock = run.openTextBlockId;
@@ -96,9 +105,14 @@ export async function continueAnswer<Native extends object>(turn: Turn<Native>, 
   const { verdict } = attempt;
   if (verdict.kind === 'ok') {
     report(permit, 'ok');
-    return end(turn, { finishReason: withoutDroppedToolCalls(verdict.facts.finishReason) });
+    return { kind: 'ended', result: end(turn, { finishReason: withoutDroppedToolCalls(verdict.facts.finishReason) }) };
   }
-  return end(turn, { error: continuationFailure(turn, run, { destination, permit, attempt, cutError }) });
+  const error = continuationFailure(turn, run, { destination, permit, attempt, cutError });
+  if (!held) return { kind: 'ended', result: end(turn, { error }) };
+  // Its usage is never the answer's (R5); the cut attempt's tombstone, next, drops its events with the rest.
+  run.droppedRequestIds.add(continuationId);
+  run.lastTried = cut;
+  return { kind: 'dropped' };
 }
 
 /**

@@ -166,7 +166,8 @@ async function runDestination<Native extends object>(
     consecutiveCounted = countsTowardFailOver(run, failure, error) ? consecutiveCounted + 1 : 0;
     const judged = decideAfterFailure(turn, run, { destination, error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted });
     lastError = judged.error;
-    const next = await follow(turn, run, destination, judged.decision, { error: judged.error, request, failedId: requestId, nextId, retryNumber });
+    const failed = { destination, error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted };
+    const next = await follow(turn, run, judged.decision, { failed, error: judged.error, request, nextId });
     if (next.kind !== 'retry') return next;
     request = next.request;
     requestId = nextId;
@@ -270,11 +271,11 @@ async function sendOne<Native extends object>(turn: Turn<Native>, run: ChainRun,
 async function follow<Native extends object>(
   turn: Turn<Native>,
   run: ChainRun,
-  destination: ChainDestination,
   decision: FailoverDecision,
-  facts: { error: TurnError; request: object; failedId: string; nextId: string; retryNumber: number },
+  facts: { failed: FailedAttempt; error: TurnError; request: object; nextId: string },
 ): Promise<DestinationOutcome | { kind: 'retry'; request: object }> {
-  const { error } = facts;
+  const { error, failed } = facts;
+  const { destination } = failed;
   switch (decision.action) {
     case 'retry': {
       const deadlineAt = minDefined(turn.deadlineAt, turn.options.retry.deadlineAt);
@@ -283,13 +284,18 @@ async function follow<Native extends object>(
       const resize = decision.reason === 'context-resize';
       const request = resize ? resizeForOverflow(destination.adapter, facts.request, error, turn.options.retry.thinkingBudget) : facts.request;
       const reason = resize ? 'context_overflow_resize' : error.retryAfterMs === undefined ? 'backoff' : 'server_directed';
-      const stopped = await planChainRetry(turn, { reason, delayMs: decision.delayMs, error, attempt: facts.failedId, nextAttempt: facts.nextId, retryNumber: facts.retryNumber });
+      const stopped = await planChainRetry(turn, { reason, delayMs: decision.delayMs, error, attempt: failed.requestId, nextAttempt: facts.nextId, retryNumber: failed.retryNumber });
       return stopped === undefined ? { kind: 'retry', request } : ended(turn, stopped);
     }
     case 'fail-over':
       return { kind: 'move', reason: decision.reason, error };
-    case 'continue':
-      return { kind: 'ended', result: await continueAnswer(turn, run, destination, error, decision.reason) };
+    case 'continue': {
+      const continued = await continueAnswer(turn, run, destination, error, decision.reason);
+      if (continued.kind === 'ended') return continued;
+      // A held host's continuation added nothing it keeps: with the one continuation spent, the cut is judged again (decision 0430).
+      const judged = decideAfterFailure(turn, run, failed);
+      return follow(turn, run, judged.decision, { ...facts, error: judged.error });
+    }
     case 'end':
       return ended(turn, await withDebugDump(turn, error));
     default: {

@@ -142,6 +142,25 @@ describe('outputHeldUntilEnd: a host that shows nothing until the end (R11.2, R4
     expect((await run.result).outcome).toBe('ok');
   });
 
+  it('a continuation that fails is dropped with the cut answer, which is then restarted: never a cut for a host that saw nothing (R11.6, R11.2)', async () => {
+    const refusal: ChainReply = { status: 400, body: 'This model does not support assistant message prefill. The conversation must end with a user message.' };
+    const { run, wire, samples } = setup({ [PRIMARY]: [cutAfterText, refusal, ok('Whole answer.')] }, { fallbacks: [], continuation: 'prefill', prefill: 'trailing-message' });
+    const events = await collectTurnEvents(run);
+    const result = await run.result;
+    expect(wire.requests.map((request) => request.body.messages.at(-1)?.role)).toEqual(['user', 'assistant', 'user']);
+    expect(heldAnswer(events).text).toBe('Whole answer.');
+    const order = types(events);
+    expect(order.filter((type) => type === 'continuation-start' || type === 'tombstone' || type === 'retry')).toEqual(['continuation-start', 'tombstone', 'retry']);
+    expect(result).toMatchObject({ outcome: 'ok', continued: true });
+    // R5: the answer's usage is the restart's alone; R6.1: three physical requests, three samples.
+    expect(result.usage).toMatchObject({ inputTokens: 9, outputTokens: 3 });
+    expect(samples.map((sample) => [sample.ok, sample.continuation])).toEqual([
+      [false, undefined],
+      [false, true],
+      [true, undefined],
+    ]);
+  });
+
   it('off (the default), the same cut ends the turn as STREAM_CUT with nothing dropped (R4.2)', async () => {
     const { run, wire } = setup({ [PRIMARY]: [cutAfterText], [SECOND]: [ok()] }, { outputHeldUntilEnd: false });
     const events = await collectTurnEvents(run);
