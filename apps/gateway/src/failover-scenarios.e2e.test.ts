@@ -17,6 +17,8 @@ const timeout = settings.name === 'defaults' ? 300_000 : 20_000;
 /** Another family for each client protocol, where its fallback lives. */
 const OTHER: Record<Protocol, Protocol> = { chat: 'messages', messages: 'chat', responses: 'messages' };
 const id = (protocol: Protocol, mode: Mode): string => `${protocol}-${mode}`;
+/** A whole answer's end as each protocol names it. */
+const OWN_FINISH: Record<Protocol, string> = { chat: 'stop', messages: 'end_turn', responses: 'completed' };
 
 describe('R11.1 a fallback of another protocol family answers in the client\'s own protocol', () => {
   let harness: FailoverHarness;
@@ -42,6 +44,8 @@ describe('R11.1 a fallback of another protocol family answers in the client\'s o
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe('Answer from another family.');
     expect(outcome.model).toBe(fallback);
+    // Why it ended, in the client's own protocol's words: never the other family's (`end_turn` is no Chat finish_reason).
+    expect(outcome.finish).toBe(OWN_FINISH[protocol]);
     expect(outcome.ms).toBeLessThan(settings.atOnceMs);
     const [request] = harness.upstream.requestsFor(fallback);
     expect(request?.protocol).toBe(OTHER[protocol]);

@@ -81,10 +81,12 @@ export function catalogueSettings(): CatalogueSettings {
   return process.env.TURNGUARD_FAILOVER_LIMITS === 'defaults' ? DEFAULT_SETTINGS : SHORT_SETTINGS;
 }
 
-/** What the client's official SDK gave its caller: the text it read, the model named, or the error it raised. */
+/** What the client's official SDK gave its caller: the text it read, the model named, why it ended, or the error it raised. */
 export interface ClientOutcome {
   text: string;
   model: string | undefined;
+  /** Chat's `finish_reason`, Messages' `stop_reason`, Responses' `status`. */
+  finish: string | null | undefined;
   error: { status: number | undefined; type: string | undefined; message: string } | undefined;
   ms: number;
 }
@@ -159,7 +161,7 @@ async function askThroughSdk(
 ): Promise<ClientOutcome> {
   const headers: Record<string, string> = fallbacks === undefined ? {} : { 'x-turnguard-fallbacks': JSON.stringify(fallbacks) };
   const started = performance.now();
-  const seen = { text: '', model: undefined as string | undefined };
+  const seen: Seen = { text: '', model: undefined, finish: undefined };
   let error: ClientOutcome['error'];
   try {
     await readAnswer(clients, protocol, mode, model, headers, seen);
@@ -167,8 +169,10 @@ async function askThroughSdk(
     const failure = thrown as { status?: number; error?: { type?: string; error?: { type?: string } }; type?: string; message?: string };
     error = { status: failure.status, type: failure.error?.error?.type ?? failure.error?.type ?? failure.type, message: String(failure.message) };
   }
-  return { text: seen.text, model: seen.model, error, ms: performance.now() - started };
+  return { text: seen.text, model: seen.model, finish: seen.finish, error, ms: performance.now() - started };
 }
+
+type Seen = Pick<ClientOutcome, 'text' | 'model' | 'finish'>;
 
 /** Each SDK's own stream helper validates the stream as it accumulates it (R8.7): an invalid one throws. */
 async function readAnswer(
@@ -177,32 +181,41 @@ async function readAnswer(
   mode: Mode,
   model: string,
   headers: Record<string, string>,
-  seen: { text: string; model: string | undefined },
+  seen: Seen,
 ): Promise<void> {
   if (protocol === 'chat' && mode === 'stream') {
     const stream = openai.chat.completions.stream({ model, messages: MESSAGES, max_tokens: 64 }, { headers });
     for await (const chunk of stream) seen.text += chunk.choices[0]?.delta?.content ?? '';
-    seen.model = (await stream.finalChatCompletion()).model;
+    const completion = await stream.finalChatCompletion();
+    seen.model = completion.model;
+    seen.finish = completion.choices[0]?.finish_reason;
   } else if (protocol === 'chat') {
     const completion = await openai.chat.completions.create({ model, messages: MESSAGES, max_tokens: 64 }, { headers });
     seen.text = completion.choices[0]?.message.content ?? '';
     seen.model = completion.model;
+    seen.finish = completion.choices[0]?.finish_reason;
   } else if (protocol === 'messages' && mode === 'stream') {
     const stream = anthropic.messages.stream({ model, messages: MESSAGES, max_tokens: 64 }, { headers });
     for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') seen.text += event.delta.text;
-    seen.model = (await stream.finalMessage()).model;
+    const message = await stream.finalMessage();
+    seen.model = message.model;
+    seen.finish = message.stop_reason;
   } else if (protocol === 'messages') {
     const message = await anthropic.messages.create({ model, messages: MESSAGES, max_tokens: 64 }, { headers });
     seen.text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     seen.model = message.model;
+    seen.finish = message.stop_reason;
   } else if (mode === 'stream') {
     const stream = openai.responses.stream({ model, input: 'hi', max_output_tokens: 64 }, { headers });
     for await (const event of stream) if (event.type === 'response.output_text.delta') seen.text += event.delta;
-    seen.model = (await stream.finalResponse()).model;
+    const response = await stream.finalResponse();
+    seen.model = response.model;
+    seen.finish = response.status;
   } else {
     const response = await openai.responses.create({ model, input: 'hi', max_output_tokens: 64 }, { headers });
     seen.text = response.output_text;
     seen.model = response.model;
+    seen.finish = response.status;
   }
 }
 

@@ -28,8 +28,7 @@ export function finishTurn<Native extends object>(turn: Turn<Native>, ending: Tu
   const usage = answerUsage(turn, model);
   const knownUsage = pickKnownUsage(usage);
   postUsage(turn, knownUsage);
-  const finishReason =
-    ending.error === undefined ? ending.finishReason ?? { unified: 'other', raw: undefined } : undefined;
+  const finishReason = ending.error === undefined ? hostFinishReason(turn, ending.finishReason) : undefined;
   if (ending.error !== undefined) turn.events.post({ type: 'error', error: ending.error });
   else if (finishReason !== undefined) turn.events.post({ type: 'finish', finishReason });
 
@@ -94,6 +93,19 @@ function postUsage<Native extends object>(turn: Turn<Native>, knownUsage: Return
       totalTokens: knownUsage.totalTokens,
     },
   });
+}
+
+/**
+ * The finish reason as the host's protocol can read it: a `raw` string is
+ * its own protocol's word (`end_turn` means nothing to a Chat client), so
+ * an answer from another family (R11.1) reaches the host by its unified
+ * reason alone, for the host to name in its own protocol.
+ */
+function hostFinishReason<Native extends object>(turn: Turn<Native>, finishReason: FinishReason | undefined): FinishReason {
+  if (finishReason === undefined) return { unified: 'other', raw: undefined };
+  const answeredBy = turn.chainRun?.answeredBy;
+  if (answeredBy === undefined || answeredBy.protocol === turn.options.adapter.protocol) return finishReason;
+  return { unified: finishReason.unified, raw: undefined };
 }
 
 function turnOutcome(error: TurnError | undefined): TurnOutcome {

@@ -197,6 +197,9 @@ describe('R11.1 a fallback of another protocol family', () => {
     expect(ofType(events, 'warning').map((event) => event.message)).toEqual(['reasoning from the conversation was left out of a fallback request of another protocol family']);
     expect(ofType(events, 'fallback')[0]?.to.protocol).toBe('messages');
     expect(textOf(events)).toBe('from messages');
+    // The other family's own finish word is not the host's: only the unified reason crosses (a Chat client never reads `end_turn`).
+    expect(ofType(events, 'finish')).toEqual([{ type: 'finish', finishReason: { unified: 'stop', raw: undefined } }]);
+    expect((await run.result).finishReason).toEqual({ unified: 'stop', raw: undefined });
   });
 
   it('the host\'s own target may speak another family too (targetAdapter): its request is translated the same way', async () => {
