@@ -11,10 +11,22 @@ function label(record) {
   } catch {
     return data === '[DONE]' ? '[DONE]' : '<non-JSON data>';
   }
+  if (event.object === 'chat.completion.chunk') return chatLabel(event);
+  if (event.type === undefined && event.error !== undefined) return 'error';
   const index = event.index ?? event.output_index;
   const kind = event.content_block?.type ?? event.item?.type ?? event.delta?.type;
   const detail = [index, typeof kind === 'string' ? kind : undefined].filter((part) => part !== undefined).join(' ');
   return `${event.type ?? '?'}${detail ? `[${detail}]` : ''}`;
+}
+
+/** A Chat chunk by what its first choice carries: `chunk[content]`, `chunk[reasoning]`, `chunk[tool]`, `chunk[finish stop]`, `chunk[usage]`. */
+function chatLabel(event) {
+  const choice = event.choices?.[0];
+  if (choice === undefined) return event.usage ? 'chunk[usage]' : 'chunk[]';
+  if (choice.finish_reason) return `chunk[finish ${choice.finish_reason}]`;
+  const delta = choice.delta ?? {};
+  const kinds = ['role', 'content', 'reasoning_content', 'tool_calls'].filter((key) => delta[key] !== undefined && delta[key] !== '' && delta[key] !== null);
+  return `chunk[${kinds.map((kind) => kind.replace('_content', '').replace('tool_calls', 'tool')).join(' ')}]`;
 }
 
 /** Collects labels from an SSE byte stream as it passes through the tap. */

@@ -1,5 +1,6 @@
 // What the scripted upstream answers to a client's main request, per scenario.
 // Markers are distinctive words the harness looks for in what the client printed.
+import { hasToolMessage } from './chat-frames.mjs';
 import { hasToolResult } from './messages-frames.mjs';
 import { hasFunctionOutput } from './responses-frames.mjs';
 
@@ -44,6 +45,14 @@ function codexShellCall(body) {
   return { tool: { call_id: `call_${Date.now().toString(36)}`, name, arguments: JSON.stringify(CODEX_SHELL_ARGS[name]) } };
 }
 
+/** Qwen Code's shell tool (its core's `run_shell_command`), by whichever name the request declares. */
+function chatShellCall(body) {
+  const names = (body?.tools ?? []).map((tool) => tool?.function?.name);
+  const name = ['run_shell_command', 'shell', 'bash'].find((candidate) => names.includes(candidate));
+  if (!name) return { text: `turnguard-harness: no shell tool among [${names.join(', ')}]` };
+  return { tool: { id: `call_${Date.now().toString(36)}`, name, arguments: JSON.stringify({ command: ECHO, description: 'Print the harness marker' }) } };
+}
+
 const claudeBash = {
   tool: { id: `toolu_01${Date.now().toString(36)}TG`, name: 'Bash', input: { command: ECHO, description: 'Print the harness marker' } },
 };
@@ -54,8 +63,9 @@ const cutInsideThinking = (protocol) => ({ parts: [protocol === 'messages' ? { t
 const SCENARIOS = {
   plain: () => ({ parts: [{ text: MARK.plain }] }),
   tool: (protocol, body) => {
-    const answered = protocol === 'messages' ? hasToolResult(body, MARK.toolEcho) : hasFunctionOutput(body, MARK.toolEcho);
+    const answered = { messages: hasToolResult, responses: hasFunctionOutput, chat: hasToolMessage }[protocol](body, MARK.toolEcho);
     if (answered) return { parts: [{ text: MARK.toolDone }] };
+    if (protocol === 'chat') return { parts: [chatShellCall(body)] };
     return protocol === 'messages' ? { parts: [claudeBash], stopReason: 'tool_use' } : { parts: [codexShellCall(body)] };
   },
   'cut-thinking': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.recovered }] } : cutInsideThinking(protocol)),

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Real clients, offline (issue 14): Claude Code and Codex CLI against `turnguard serve`
-// and a scripted loopback upstream, inside a network namespace with loopback only.
-// Usage: node scripts/clients/run-clients.mjs [--only claude|codex] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
+// Real clients, offline: Claude Code (Messages), Codex CLI (Responses) and Qwen Code (Chat
+// Completions) against `turnguard serve` and a scripted loopback upstream, inside a network
+// namespace with loopback only.
+// Usage: node scripts/clients/run-clients.mjs [--only claude|codex|qwen] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
 // --direct points the clients straight at the scripted upstream (no gateway): the control run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { claudeRun, codexRun } from './clients.mjs';
 import { whatPersonSaw } from './display.mjs';
 import { collapse } from './frame-log.mjs';
+import { installExtraClients, qwenRun } from './extra-clients.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge, judgeRequests } from './judge.mjs';
@@ -34,7 +36,7 @@ const PROMPTS = {
   'fallback-503': 'Say the answer.',
   'cut-continued': 'Say the whole sentence.',
 };
-const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun } };
+const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun }, qwen: { label: 'qwen-code', build: qwenRun } };
 
 const log = (line) => process.stderr.write(`[clients] ${line}\n`);
 
@@ -46,6 +48,7 @@ function option(name) {
 /** Outside the namespace: everything that needs the registry, then re-run inside `unshare -n`. */
 function prepareAndEnterNamespace() {
   installClients(ROOT, log);
+  installExtraClients(ROOT, log);
   log('building the gateway (turbo cache makes a re-run cheap)');
   execFileSync('npx', ['-y', 'pnpm@12.4.2', 'turbo', 'run', 'build', '--filter=@turnguard/gateway...', '--output-logs=errors-only'],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
@@ -132,14 +135,14 @@ async function runInsideNamespace() {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
   }
-  const binaries = installClients(ROOT, () => {});
+  const binaries = { ...installClients(ROOT, () => {}), qwen: installExtraClients(ROOT, () => {}).qwen };
   const upstream = await startScriptedUpstream();
   const gateway = await startGateway(ROOT, upstream.port, writeGatewayConfig(upstream.port));
   const clientShapes = [];
   const direct = process.argv.includes('--direct');
   if (direct) log('--direct: clients talk to the scripted upstream itself, no gateway');
   const tap = await startTap(direct ? upstream.port : gateway.port, (shape) => clientShapes.push(shape));
-  const context = { binaries, upstream, tap, clientShapes, shapes: { claude: { client: [], upstream: [] }, codex: { client: [], upstream: [] } } };
+  const context = { binaries, upstream, tap, clientShapes, shapes: Object.fromEntries(Object.keys(CLIENTS).map((key) => [key, { client: [], upstream: [] }])) };
   const clientKeys = option('--only') ? [option('--only')] : Object.keys(CLIENTS);
   const scenarios = option('--scenario') ? [option('--scenario')] : direct ? DIRECT_SCENARIO_NAMES : SCENARIO_NAMES;
   let passed = 0;

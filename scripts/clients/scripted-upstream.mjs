@@ -1,8 +1,9 @@
-// A loopback upstream that speaks Anthropic Messages SSE and OpenAI Responses SSE
-// with recorded-looking frames, plays the current scenario to each client's main
+// A loopback upstream that speaks Anthropic Messages, OpenAI Responses and OpenAI Chat
+// Completions SSE with recorded-looking frames, plays the current scenario to each client's main
 // request, and answers the side requests real CLIs make (title/quota calls,
 // model lists, token counts) so nothing fails for a reason outside the test.
 import http from 'node:http';
+import { sendChatJson, streamChat } from './chat-frames.mjs';
 import { sendMessageJson, streamMessage } from './messages-frames.mjs';
 import { FALLBACK_MODEL, replyFor } from './replies.mjs';
 import { describeRequest, parseJson, readBody } from './request-shape.mjs';
@@ -26,9 +27,16 @@ function sendNotFound(res, anthropic) {
   sendJson(res, 404, body, anthropic ? 'request-id' : 'x-request-id', fakeId('req_'));
 }
 
-/** Claude Code's main turn declares its tools; its title/quota side calls declare none. */
+/**
+ * Claude Code's main turn declares its tools; its title/quota side calls declare none.
+ * Qwen Code's main turn declares its `agent` tool; its memory-extraction subagent, run
+ * after the answer, declares file and shell tools but not that one.
+ */
 function isMainRequest(protocol, body) {
-  return protocol === 'responses' || (Array.isArray(body?.tools) && body.tools.length > 0);
+  if (protocol === 'responses') return true;
+  const tools = Array.isArray(body?.tools) ? body.tools : [];
+  if (protocol === 'chat') return tools.some((tool) => tool?.function?.name === 'agent');
+  return tools.length > 0;
 }
 
 /** An upstream error in the protocol's own shape (a 503 that the gateway's budget, then its fallback, handle). */
@@ -51,6 +59,7 @@ function answer(protocol, scenario, body, shape, res) {
   shape.role = main ? roleOf(body, shape) : 'side';
   const reply = main ? replyFor(scenario, protocol, body, shape.recovery) : { parts: [{ text: SIDE_ANSWER }] };
   if (reply.status !== undefined) return sendUnavailable(res, protocol);
+  if (protocol === 'chat') return body?.stream === true ? streamChat(res, reply, body) : sendChatJson(res, reply);
   if (body?.stream === true) return protocol === 'messages' ? streamMessage(res, reply) : streamResponse(res, reply);
   return protocol === 'messages' ? sendMessageJson(res, reply) : sendResponseJson(res, reply);
 }
@@ -61,6 +70,7 @@ function route(req, res, body, shape, scenario) {
   if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) return sendJson(res, 200, { input_tokens: 1234 }, 'request-id', fakeId('req_011'));
   if (req.method === 'POST' && path.endsWith('/messages')) return answer('messages', scenario, body, shape, res);
   if (req.method === 'POST' && path.endsWith('/responses')) return answer('responses', scenario, body, shape, res);
+  if (req.method === 'POST' && path.endsWith('/chat/completions')) return answer('chat', scenario, body, shape, res);
   if (req.method === 'GET' && /\/models(\/[^/]+)?$/.test(path)) return sendModels(res, anthropic);
   return sendNotFound(res, anthropic);
 }

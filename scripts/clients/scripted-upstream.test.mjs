@@ -40,6 +40,31 @@ test('plain: the SDK accumulators read the scripted answer (Messages and Respons
   assert.equal(response.output_text, MARK.plain);
 });
 
+const CHAT_TOOLS = [{ type: 'function', function: { name: 'agent', parameters: { type: 'object', properties: {} } } }, { type: 'function', function: { name: 'run_shell_command', parameters: { type: 'object', properties: {} } } }];
+
+test('Chat Completions: the SDK accumulator reads the plain answer; a cut thinking stream has no finish_reason and no [DONE]; the tool script calls the declared shell tool', async () => {
+  upstream.setScenario('plain');
+  const completion = await openai.chat.completions.stream({ model: 'm', messages: USER, tools: CHAT_TOOLS, stream_options: { include_usage: true } }).finalChatCompletion();
+  assert.equal(completion.choices[0].message.content, MARK.plain);
+  assert.equal(completion.choices[0].finish_reason, 'stop');
+  assert.equal(completion.usage?.total_tokens, 106);
+  upstream.setScenario('cut-thinking');
+  const chunks = [];
+  for await (const chunk of await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS, stream: true })) chunks.push(chunk);
+  assert.ok(chunks.some((chunk) => chunk.choices[0]?.delta?.reasoning_content !== undefined));
+  assert.ok(chunks.every((chunk) => chunk.choices[0]?.finish_reason === null), 'no finish_reason on a cut stream');
+  upstream.setScenario('tool');
+  const call = await openai.chat.completions.stream({ model: 'm', messages: USER, tools: CHAT_TOOLS }).finalChatCompletion();
+  assert.equal(call.choices[0].finish_reason, 'tool_calls');
+  assert.equal(call.choices[0].message.tool_calls?.[0]?.function.name, 'run_shell_command');
+  assert.match(call.choices[0].message.tool_calls?.[0]?.function.arguments ?? '', new RegExp(MARK.toolEcho));
+  // Qwen Code's memory subagent declares no `agent` tool: a side request.
+  upstream.setScenario('plain');
+  await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS });
+  await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS.slice(1) });
+  assert.deepEqual(upstream.takeShapes().map((shape) => shape.role), ['main', 'side']);
+});
+
 test('cut-thinking: segment 1 ends inside an open thinking block; the recovery request gets the answer', async () => {
   upstream.setScenario('cut-thinking');
   const events = [];
