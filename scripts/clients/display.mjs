@@ -2,6 +2,8 @@
 // banner (version, workdir, model, provider, sandbox… between two "--------" rules)
 // and its stdin notice are the same every run, so they are left out.
 const NOISE = [/^Reading additional input from stdin\.\.\.$/];
+/** Terminal colour and cursor codes (opencode colours its output even into a pipe). */
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
 
 function dropCodexBanner(lines) {
   const start = lines.findIndex((line) => /^OpenAI Codex v/.test(line));
@@ -13,7 +15,7 @@ function dropCodexBanner(lines) {
 
 /** What a person saw, on one line, noise dropped, long outputs cut in the middle. */
 export function whatPersonSaw(output, max = 700) {
-  const lines = dropCodexBanner(output.split('\n').map((line) => line.trimEnd())).filter((line) => line.trim() && !NOISE.some((noise) => noise.test(line.trim())));
+  const lines = dropCodexBanner(output.replace(ANSI, '').split('\n').map((line) => line.trimEnd())).filter((line) => line.trim() && !NOISE.some((noise) => noise.test(line.trim())));
   const flat = lines.join(' ⏎ ');
   if (flat.length <= max) return flat;
   const half = Math.floor(max / 2);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Real clients, offline: Claude Code (Messages), Codex CLI (Responses) and Qwen Code (Chat
-// Completions) against `turnguard serve` and a scripted loopback upstream, inside a network
-// namespace with loopback only.
-// Usage: node scripts/clients/run-clients.mjs [--only claude|codex|qwen] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
+// Real clients, offline: Claude Code (Messages), Codex CLI (Responses), Qwen Code and opencode
+// (Chat Completions) against `turnguard serve` and a scripted loopback upstream, inside a
+// network namespace with loopback only.
+// Usage: node scripts/clients/run-clients.mjs [--only claude|codex|qwen|opencode] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
 // --direct points the clients straight at the scripted upstream (no gateway): the control run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { claudeRun, codexRun } from './clients.mjs';
 import { whatPersonSaw } from './display.mjs';
 import { collapse } from './frame-log.mjs';
-import { installExtraClients, qwenRun } from './extra-clients.mjs';
+import { installExtraClients, opencodeRun, qwenRun } from './extra-clients.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge, judgeRequests } from './judge.mjs';
@@ -36,7 +36,7 @@ const PROMPTS = {
   'fallback-503': 'Say the answer.',
   'cut-continued': 'Say the whole sentence.',
 };
-const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun }, qwen: { label: 'qwen-code', build: qwenRun } };
+const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun }, qwen: { label: 'qwen-code', build: qwenRun }, opencode: { label: 'opencode', build: opencodeRun } };
 
 const log = (line) => process.stderr.write(`[clients] ${line}\n`);
 
@@ -135,7 +135,7 @@ async function runInsideNamespace() {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
   }
-  const binaries = { ...installClients(ROOT, () => {}), qwen: installExtraClients(ROOT, () => {}).qwen };
+  const binaries = { ...installClients(ROOT, () => {}), ...installExtraClients(ROOT, () => {}) };
   const upstream = await startScriptedUpstream();
   const gateway = await startGateway(ROOT, upstream.port, writeGatewayConfig(upstream.port));
   const clientShapes = [];

@@ -27,15 +27,18 @@ function sendNotFound(res, anthropic) {
   sendJson(res, 404, body, anthropic ? 'request-id' : 'x-request-id', fakeId('req_'));
 }
 
+/** The tool a Chat agent's main turn declares to start subagents: Qwen Code's `agent`, opencode's `task`. */
+const SUBAGENT_TOOLS = new Set(['agent', 'task']);
+
 /**
  * Claude Code's main turn declares its tools; its title/quota side calls declare none.
- * Qwen Code's main turn declares its `agent` tool; its memory-extraction subagent, run
- * after the answer, declares file and shell tools but not that one.
+ * A Chat agent's main turn declares its subagent tool; its title call (opencode) and its
+ * memory-extraction subagent (Qwen Code) do not.
  */
 function isMainRequest(protocol, body) {
   if (protocol === 'responses') return true;
   const tools = Array.isArray(body?.tools) ? body.tools : [];
-  if (protocol === 'chat') return tools.some((tool) => tool?.function?.name === 'agent');
+  if (protocol === 'chat') return tools.some((tool) => SUBAGENT_TOOLS.has(tool?.function?.name));
   return tools.length > 0;
 }
 

@@ -58,11 +58,12 @@ test('Chat Completions: the SDK accumulator reads the plain answer; a cut thinki
   assert.equal(call.choices[0].finish_reason, 'tool_calls');
   assert.equal(call.choices[0].message.tool_calls?.[0]?.function.name, 'run_shell_command');
   assert.match(call.choices[0].message.tool_calls?.[0]?.function.arguments ?? '', new RegExp(MARK.toolEcho));
-  // Qwen Code's memory subagent declares no `agent` tool: a side request.
+  // Qwen Code's memory subagent declares no `agent` tool, opencode's title call no tool at all: side requests.
   upstream.setScenario('plain');
   await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS });
   await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS.slice(1) });
-  assert.deepEqual(upstream.takeShapes().map((shape) => shape.role), ['main', 'side']);
+  await openai.chat.completions.create({ model: 'm', messages: USER });
+  assert.deepEqual(upstream.takeShapes().map((shape) => shape.role), ['main', 'side', 'side']);
 });
 
 test('cut-thinking: segment 1 ends inside an open thinking block; the recovery request gets the answer', async () => {
