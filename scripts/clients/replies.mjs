@@ -36,6 +36,8 @@ const CODEX_SHELL_ARGS = {
   exec_command: { cmd: ECHO },
   shell_command: { command: ECHO },
   shell: { command: ['bash', '-lc', ECHO] },
+  // pi's shell tool, on every protocol.
+  bash: { command: ECHO },
 };
 
 function codexShellCall(body) {
@@ -53,9 +55,13 @@ function chatShellCall(body) {
   return { tool: { id: `call_${Date.now().toString(36)}`, name, arguments: JSON.stringify({ command: ECHO, description: 'Print the harness marker' }) } };
 }
 
-const claudeBash = {
-  tool: { id: `toolu_01${Date.now().toString(36)}TG`, name: 'Bash', input: { command: ECHO, description: 'Print the harness marker' } },
-};
+/** Claude Code's `Bash` or pi's `bash`, by whichever name the request declares. */
+function messagesShellCall(body) {
+  const names = (body?.tools ?? []).map((tool) => tool?.name);
+  const name = ['Bash', 'bash'].find((candidate) => names.includes(candidate));
+  if (!name) return { text: `turnguard-harness: no shell tool among [${names.join(', ')}]` };
+  return { tool: { id: `toolu_01${Date.now().toString(36)}TG`, name, input: { command: ECHO, description: 'Print the harness marker' } } };
+}
 
 /** Segment 1 of a cut turn: thinking (or a reasoning item) opened and never closed, then EOF. */
 const cutInsideThinking = (protocol) => ({ parts: [protocol === 'messages' ? { thinking: THOUGHT, open: true } : { reasoning: THOUGHT, open: true }], cut: true });
@@ -66,7 +72,11 @@ const SCENARIOS = {
     const answered = { messages: hasToolResult, responses: hasFunctionOutput, chat: hasToolMessage }[protocol](body, MARK.toolEcho);
     if (answered) return { parts: [{ text: MARK.toolDone }] };
     if (protocol === 'chat') return { parts: [chatShellCall(body)] };
-    return protocol === 'messages' ? { parts: [claudeBash], stopReason: 'tool_use' } : { parts: [codexShellCall(body)] };
+    if (protocol === 'messages') {
+      const call = messagesShellCall(body);
+      return call.tool ? { parts: [call], stopReason: 'tool_use' } : { parts: [call] };
+    }
+    return { parts: [codexShellCall(body)] };
   },
   'cut-thinking': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.recovered }] } : cutInsideThinking(protocol)),
   'failed-recovery': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.partial, open: true }], cut: true } : cutInsideThinking(protocol)),

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Real clients, offline: Claude Code (Messages), Codex CLI (Responses), Qwen Code and opencode
-// (Chat Completions) against `turnguard serve` and a scripted loopback upstream, inside a
+// (Chat Completions), and pi on each of the three, against `turnguard serve` and a scripted loopback upstream, inside a
 // network namespace with loopback only.
-// Usage: node scripts/clients/run-clients.mjs [--only claude|codex|qwen|opencode] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
+// Usage: node scripts/clients/run-clients.mjs [--only claude|codex|qwen|opencode|pi-chat|pi-messages|pi-responses] [--scenario name] [--shapes] [--frames] [--gateway-log] [--direct]
 // --direct points the clients straight at the scripted upstream (no gateway): the control run.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { claudeRun, codexRun } from './clients.mjs';
 import { whatPersonSaw } from './display.mjs';
 import { collapse } from './frame-log.mjs';
 import { installExtraClients, opencodeRun, qwenRun } from './extra-clients.mjs';
+import { installPi, piRun } from './pi-client.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge, judgeRequests } from './judge.mjs';
@@ -36,7 +37,16 @@ const PROMPTS = {
   'fallback-503': 'Say the answer.',
   'cut-continued': 'Say the whole sentence.',
 };
-const CLIENTS = { claude: { label: 'claude-code', build: claudeRun }, codex: { label: 'codex', build: codexRun }, qwen: { label: 'qwen-code', build: qwenRun }, opencode: { label: 'opencode', build: opencodeRun } };
+/** Each client run: its label, how it is pointed at the gateway, and which installed binary it is (pi runs once per protocol). */
+const CLIENTS = {
+  claude: { label: 'claude-code', build: claudeRun },
+  codex: { label: 'codex', build: codexRun },
+  qwen: { label: 'qwen-code', build: qwenRun },
+  opencode: { label: 'opencode', build: opencodeRun },
+  'pi-chat': { label: 'pi (chat)', build: piRun('chat'), binary: 'pi' },
+  'pi-messages': { label: 'pi (messages)', build: piRun('messages'), binary: 'pi' },
+  'pi-responses': { label: 'pi (responses)', build: piRun('responses'), binary: 'pi' },
+};
 
 const log = (line) => process.stderr.write(`[clients] ${line}\n`);
 
@@ -49,6 +59,7 @@ function option(name) {
 function prepareAndEnterNamespace() {
   installClients(ROOT, log);
   installExtraClients(ROOT, log);
+  installPi(ROOT, log);
   log('building the gateway (turbo cache makes a re-run cheap)');
   execFileSync('npx', ['-y', 'pnpm@12.4.2', 'turbo', 'run', 'build', '--filter=@turnguard/gateway...', '--output-logs=errors-only'],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
@@ -77,8 +88,8 @@ async function runScenario(clientKey, scenario, context) {
   const client = CLIENTS[clientKey];
   context.upstream.setScenario(scenario);
   context.clientShapes.length = 0;
-  const run = await runClient(client.build(context.binaries[clientKey], context.tap.url, PROMPTS[scenario], RUNS_DIR), TIMEOUT_SECONDS);
-  writeFileSync(join(OUTPUT_DIR, `${client.label}-${scenario}.txt`), run.output);
+  const run = await runClient(client.build(context.binaries[client.binary ?? clientKey], context.tap.url, PROMPTS[scenario], RUNS_DIR), TIMEOUT_SECONDS);
+  writeFileSync(join(OUTPUT_DIR, `${clientKey}-${scenario}.txt`), run.output);
   const upstreamShapes = context.upstream.takeShapes();
   const failure = judge(scenario, clientKey, run) ?? judgeRequests(scenario, upstreamShapes);
   console.log(`${failure ? 'FAIL' : 'PASS'} ${client.label} ${scenario}: exit ${run.exitCode}, ${run.seconds.toFixed(1)} s, ${countRoles(upstreamShapes)}` +
@@ -135,7 +146,7 @@ async function runInsideNamespace() {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
   }
-  const binaries = { ...installClients(ROOT, () => {}), ...installExtraClients(ROOT, () => {}) };
+  const binaries = { ...installClients(ROOT, () => {}), ...installExtraClients(ROOT, () => {}), pi: installPi(ROOT, () => {}) };
   const upstream = await startScriptedUpstream();
   const gateway = await startGateway(ROOT, upstream.port, writeGatewayConfig(upstream.port));
   const clientShapes = [];

@@ -27,19 +27,23 @@ function sendNotFound(res, anthropic) {
   sendJson(res, 404, body, anthropic ? 'request-id' : 'x-request-id', fakeId('req_'));
 }
 
-/** The tool a Chat agent's main turn declares to start subagents: Qwen Code's `agent`, opencode's `task`. */
-const SUBAGENT_TOOLS = new Set(['agent', 'task']);
+/** A background subagent's system prompt (Qwen Code's memory extraction, after the answer): it declares tools, yet is no turn of the person's. */
+const SUBAGENT_PROMPT = /^You are now acting as the [\w -]*subagent/;
+
+function systemText(body) {
+  const first = Array.isArray(body?.messages) ? body.messages[0] : undefined;
+  if (first?.role !== 'system') return '';
+  return typeof first.content === 'string' ? first.content : JSON.stringify(first.content ?? '');
+}
 
 /**
- * Claude Code's main turn declares its tools; its title/quota side calls declare none.
- * A Chat agent's main turn declares its subagent tool; its title call (opencode) and its
- * memory-extraction subagent (Qwen Code) do not.
+ * An agent's main turn declares its tools; title, quota and next-speaker calls declare
+ * none (Claude Code, opencode), and a background subagent is told apart by its prompt.
  */
 function isMainRequest(protocol, body) {
   if (protocol === 'responses') return true;
   const tools = Array.isArray(body?.tools) ? body.tools : [];
-  if (protocol === 'chat') return tools.some((tool) => SUBAGENT_TOOLS.has(tool?.function?.name));
-  return tools.length > 0;
+  return tools.length > 0 && !(protocol === 'chat' && SUBAGENT_PROMPT.test(systemText(body).replace(/^"/, '')));
 }
 
 /** An upstream error in the protocol's own shape (a 503 that the gateway's budget, then its fallback, handle). */

@@ -58,10 +58,11 @@ test('Chat Completions: the SDK accumulator reads the plain answer; a cut thinki
   assert.equal(call.choices[0].finish_reason, 'tool_calls');
   assert.equal(call.choices[0].message.tool_calls?.[0]?.function.name, 'run_shell_command');
   assert.match(call.choices[0].message.tool_calls?.[0]?.function.arguments ?? '', new RegExp(MARK.toolEcho));
-  // Qwen Code's memory subagent declares no `agent` tool, opencode's title call no tool at all: side requests.
+  // Qwen Code's memory subagent (told by its prompt) and opencode's title call (no tools) are side requests.
   upstream.setScenario('plain');
   await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS });
-  await openai.chat.completions.create({ model: 'm', messages: USER, tools: CHAT_TOOLS.slice(1) });
+  const subagent = [{ role: 'system', content: 'You are now acting as the managed memory extraction subagent for an AI coding assistant.' }, ...USER];
+  await openai.chat.completions.create({ model: 'm', messages: subagent, tools: CHAT_TOOLS });
   await openai.chat.completions.create({ model: 'm', messages: USER });
   assert.deepEqual(upstream.takeShapes().map((shape) => shape.role), ['main', 'side', 'side']);
 });
