@@ -19,6 +19,8 @@ const OTHER: Record<Protocol, Protocol> = { chat: 'messages', messages: 'chat', 
 const id = (protocol: Protocol, mode: Mode): string => `${protocol}-${mode}`;
 /** A whole answer's end as each protocol names it. */
 const OWN_FINISH: Record<Protocol, string> = { chat: 'stop', messages: 'end_turn', responses: 'completed' };
+/** An answer cut by its output cap, as each protocol names it. */
+const TRUNCATED: Record<Protocol, string> = { chat: 'length', messages: 'max_tokens', responses: 'incomplete' };
 
 describe('R11.1 a fallback of another protocol family answers in the client\'s own protocol', () => {
   let harness: FailoverHarness;
@@ -29,7 +31,12 @@ describe('R11.1 a fallback of another protocol family answers in the client\'s o
           'other-chat': { protocol: 'chat', baseUrl, apiKey: { env: 'OPENAI_API_KEY' } },
           'other-messages': { protocol: 'messages', baseUrl: url, apiKey: { env: 'ANTHROPIC_API_KEY' } },
         },
-        models: Object.fromEntries(cases.map(([protocol, mode]) => [`x-${id(protocol, mode)}`, { upstream: `other-${OTHER[protocol]}` }])),
+        models: Object.fromEntries(
+          cases.flatMap(([protocol, mode]) => [
+            [`x-${id(protocol, mode)}`, { upstream: `other-${OTHER[protocol]}` }],
+            [`xl-${id(protocol, mode)}`, { upstream: `other-${OTHER[protocol]}` }],
+          ]),
+        ),
       },
     }));
   });
@@ -53,6 +60,18 @@ describe('R11.1 a fallback of another protocol family answers in the client\'s o
     expect(Object.keys(request!.headers).filter((name) => name.startsWith('anthropic-') || name.startsWith('x-stainless') || name === 'x-turnguard-fallbacks')).toEqual(
       OTHER[protocol] === 'messages' ? ['anthropic-version'] : [],
     );
+  });
+
+  it.each(cases)('%s client, %s: another family\'s answer cut by its output cap reads as truncated in the client\'s own words', { timeout }, async (protocol, mode) => {
+    const fallback = `xl-${id(protocol, mode)}`;
+    const primary = `p-cross-length-${id(protocol, mode)}`;
+    harness.upstream.model(primary).always(fault.contextLength());
+    // The fallback's own word for it: Anthropic's max_tokens, Chat's length.
+    harness.upstream.model(fallback).always(fault.ok((p) => scenario.for(p).text('Cut short by the cap').finish((p === 'messages' ? 'max_tokens' : 'length') as never)));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.text).toBe('Cut short by the cap');
+    expect(outcome.finish).toBe(TRUNCATED[protocol]);
   });
 });
 
