@@ -21,6 +21,8 @@ const id = (protocol: Protocol, mode: Mode): string => `${protocol}-${mode}`;
 const OWN_FINISH: Record<Protocol, string> = { chat: 'stop', messages: 'end_turn', responses: 'completed' };
 /** An answer cut by its output cap, as each protocol names it. */
 const TRUNCATED: Record<Protocol, string> = { chat: 'length', messages: 'max_tokens', responses: 'incomplete' };
+/** An answer that ends by calling a tool, as each protocol names it. */
+const TOOL_CALL_END: Record<Protocol, string> = { chat: 'tool_calls', messages: 'tool_use', responses: 'completed' };
 
 describe('R11.1 a fallback of another protocol family answers in the client\'s own protocol', () => {
   let harness: FailoverHarness;
@@ -35,6 +37,7 @@ describe('R11.1 a fallback of another protocol family answers in the client\'s o
           cases.flatMap(([protocol, mode]) => [
             [`x-${id(protocol, mode)}`, { upstream: `other-${OTHER[protocol]}` }],
             [`xl-${id(protocol, mode)}`, { upstream: `other-${OTHER[protocol]}` }],
+            [`xt-${id(protocol, mode)}`, { upstream: `other-${OTHER[protocol]}` }],
           ]),
         ),
       },
@@ -72,6 +75,17 @@ describe('R11.1 a fallback of another protocol family answers in the client\'s o
     expect(outcome.error).toBeUndefined();
     expect(outcome.text).toBe('Cut short by the cap');
     expect(outcome.finish).toBe(TRUNCATED[protocol]);
+  });
+
+  it.each(cases)('%s client, %s: another family\'s tool call ends the answer as a tool call in the client\'s own words', { timeout }, async (protocol, mode) => {
+    const fallback = `xt-${id(protocol, mode)}`;
+    const primary = `p-cross-tool-${id(protocol, mode)}`;
+    harness.upstream.model(primary).always(fault.contextLength());
+    harness.upstream.model(fallback).always(fault.ok((p) => scenario.for(p).text('Let me look.').toolCall('lookup', { q: 'weather' })));
+    const outcome = await harness.ask(protocol, mode, primary, { fallbacks: [fallback] });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.text).toBe('Let me look.');
+    expect(outcome.finish).toBe(TOOL_CALL_END[protocol]);
   });
 });
 
