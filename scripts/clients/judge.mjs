@@ -21,6 +21,7 @@ const RULES = {
     return null;
   },
   'fallback-503': (run) => (run.exitCode === 0 && has(run.output, MARK.fallback) ? null : 'expected exit 0 and the fallback\'s answer'),
+  'fallback-other-family': (run) => (run.exitCode === 0 && has(run.output, MARK.otherFamily) ? null : 'expected exit 0 and the Messages entry\'s answer'),
   // One whole answer: both halves printed as one sentence, and never the first half on its own
   // (codex prints its final message twice, in the transcript and as the result; each must be whole).
   'cut-continued': (run) => {
@@ -45,11 +46,14 @@ export function judge(scenario, client, run) {
 
 /**
  * R11's fail-over scenarios also promise what reached the upstream through the gateway: the
- * budget's three tries of the primary, then one fallback; one continuation, no fallback.
+ * budget's three tries of the primary, then one fallback; three tries of each of the first two
+ * entries, then the third; one continuation, no fallback.
  * null when the requests match, else what differed.
  */
 const REQUESTS = {
   'fallback-503': { main: 3, fallback: 1, continuation: 0 },
+  // Three tries of the client's model, three of the first fallback, one of the Messages entry.
+  'fallback-other-family': { main: 3, fallback: 4, continuation: 0 },
   'cut-continued': { main: 1, fallback: 0, continuation: 1 },
 };
 export function judgeRequests(scenario, upstreamShapes) {

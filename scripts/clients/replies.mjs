@@ -15,10 +15,13 @@ export const MARK = {
   // One sentence the upstream sends in two requests: cut after the first half, continued with the rest (R11.6).
   continuedFirst: 'turnguard-continued-answer: the first half of this sentence came from the cut stream ',
   continuedRest: 'and the second half from the continuation.',
+  otherFamily: 'turnguard-other-family-answer: a Messages model answered when both of the first two were down.',
 };
 
 /** The model every chain of the harness's gateway config falls back to (fallback-503). */
 export const FALLBACK_MODEL = 'turnguard-fallback';
+/** The chain's last entry, on a Messages upstream that takes a prefill: another family for every client but Claude Code. */
+export const CONTINUER_MODEL = 'turnguard-continuer';
 
 /** A continuation request (R11.6): the client's messages end with the partial answer as an assistant prefill. */
 function isContinuation(body) {
@@ -82,6 +85,8 @@ const SCENARIOS = {
   'failed-recovery': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.partial, open: true }], cut: true } : cutInsideThinking(protocol)),
   // R11.2: the primary answers 503 every time; the configured fallback answers.
   'fallback-503': (_protocol, body) => (body?.model === FALLBACK_MODEL ? { parts: [{ text: MARK.fallback }] } : { status: 503 }),
+  // R11.1: the client's model and the first fallback are down; the chain's Messages entry answers.
+  'fallback-other-family': (_protocol, body) => (body?.model === CONTINUER_MODEL ? { parts: [{ text: MARK.otherFamily }] } : { status: 503 }),
   // R11.6: the answer is cut mid-text; the continuation request (its prefill the first half) gets the rest.
   'cut-continued': (_protocol, body) => (isContinuation(body) ? { parts: [{ text: MARK.continuedRest }] } : { parts: [{ text: MARK.continuedFirst, open: true }], cut: true }),
 };

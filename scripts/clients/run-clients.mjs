@@ -16,7 +16,7 @@ import { installPi, piRun } from './pi-client.mjs';
 import { startGateway } from './gateway-process.mjs';
 import { installClients } from './install-clients.mjs';
 import { judge, judgeRequests } from './judge.mjs';
-import { DIRECT_SCENARIO_NAMES, FALLBACK_MODEL, SCENARIO_NAMES } from './replies.mjs';
+import { CONTINUER_MODEL, DIRECT_SCENARIO_NAMES, FALLBACK_MODEL, SCENARIO_NAMES } from './replies.mjs';
 import { summariseShapes } from './request-shape.mjs';
 import { runClient } from './run-client.mjs';
 import { startScriptedUpstream } from './scripted-upstream.mjs';
@@ -36,6 +36,7 @@ const PROMPTS = {
   'spliced-reference': 'Think it over, then pick option A or B.',
   'fallback-503': 'Say the answer.',
   'cut-continued': 'Say the whole sentence.',
+  'fallback-other-family': 'Say the answer.',
 };
 /** Each client run: its label, how it is pointed at the gateway, and which installed binary it is (pi runs once per protocol). */
 const CLIENTS = {
@@ -46,6 +47,16 @@ const CLIENTS = {
   'pi-chat': { label: 'pi (chat)', build: piRun('chat'), binary: 'pi' },
   'pi-messages': { label: 'pi (messages)', build: piRun('messages'), binary: 'pi' },
   'pi-responses': { label: 'pi (responses)', build: piRun('responses'), binary: 'pi' },
+};
+
+/**
+ * Runs that cannot pass by design, and why; printed as SKIP, never counted as passed. Codex
+ * declares OpenAI's `web_search` and a `namespace` tool, which another family cannot run: the
+ * gateway skips the Messages entry rather than send it an approximation (decision 0403), and
+ * codex then reconnects for minutes.
+ */
+const SKIPS = {
+  'fallback-other-family': { codex: 'codex declares web_search and a namespace tool: the Messages entry is skipped, never approximated (decision 0403)' },
 };
 
 const log = (line) => process.stderr.write(`[clients] ${line}\n`);
@@ -132,8 +143,8 @@ function writeGatewayConfig(upstreamPort) {
     circuitBreaker: false,
     routing: {
       upstreams: { 'scripted-messages': { protocol: 'messages', baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: 'client', prefill: 'messages' } },
-      models: { 'turnguard-continuer': { upstream: 'scripted-messages' } },
-      fallbacks: { '*': [FALLBACK_MODEL, 'turnguard-continuer'] },
+      models: { [CONTINUER_MODEL]: { upstream: 'scripted-messages' } },
+      fallbacks: { '*': [FALLBACK_MODEL, CONTINUER_MODEL] },
     },
   };
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
@@ -158,10 +169,15 @@ async function runInsideNamespace() {
   const scenarios = option('--scenario') ? [option('--scenario')] : direct ? DIRECT_SCENARIO_NAMES : SCENARIO_NAMES;
   let passed = 0;
   let failed = 0;
+  let skipped = 0;
   try {
     for (const clientKey of clientKeys) {
       for (const scenario of scenarios) {
-        if (await runScenario(clientKey, scenario, context)) passed += 1;
+        const skip = SKIPS[scenario]?.[clientKey];
+        if (skip !== undefined) {
+          console.log(`SKIP ${CLIENTS[clientKey].label} ${scenario}: ${skip}`);
+          skipped += 1;
+        } else if (await runScenario(clientKey, scenario, context)) passed += 1;
         else failed += 1;
       }
     }
@@ -172,7 +188,7 @@ async function runInsideNamespace() {
     await gateway.stop();
     await upstream.close();
   }
-  console.log(`\n${passed} passed, ${failed} failed`);
+  console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
   process.exit(failed === 0 ? 0 : 1);
 }
 

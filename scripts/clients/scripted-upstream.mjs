@@ -5,7 +5,7 @@
 import http from 'node:http';
 import { sendChatJson, streamChat } from './chat-frames.mjs';
 import { sendMessageJson, streamMessage } from './messages-frames.mjs';
-import { FALLBACK_MODEL, replyFor } from './replies.mjs';
+import { CONTINUER_MODEL, FALLBACK_MODEL, replyFor } from './replies.mjs';
 import { describeRequest, parseJson, readBody } from './request-shape.mjs';
 import { sendResponseJson, streamResponse } from './responses-frames.mjs';
 import { fakeId, sendJson } from './sse.mjs';
@@ -57,8 +57,8 @@ function sendUnavailable(res, protocol) {
 /** Which kind of request a main one is: the chain's fallback, a continuation (R11.6), a recovery (R4), or the turn itself. */
 function roleOf(body, shape) {
   if (shape.recovery) return 'recovery';
-  if (body?.model === FALLBACK_MODEL) return 'fallback';
-  return Array.isArray(body?.messages) && body.messages.at(-1)?.role === 'assistant' ? 'continuation' : 'main';
+  if (Array.isArray(body?.messages) && body.messages.at(-1)?.role === 'assistant') return 'continuation';
+  return body?.model === FALLBACK_MODEL || body?.model === CONTINUER_MODEL ? 'fallback' : 'main';
 }
 
 function answer(protocol, scenario, body, shape, res) {
