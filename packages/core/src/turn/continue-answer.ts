@@ -16,37 +16,22 @@ import { withoutDroppedToolCalls } from './segment-recovery.js';
 import type { Turn } from './turn.js';
 import type { TurnResult } from './turn-result.js';
 
-/** The destinations that can take the continuation's request, in order: the cut one first, then later ones (R11.6). */
-function* continuationCandidates<Native extends object>(turn: Turn<Native>, run: ChainRun, cut: ChainDestination): Generator<{ destination: ChainDestination; native: object }> {
-  if (run.visibleText.trim() === '') return;
-  const requestFor = requestsOf(turn);
-  // Tools are off in a continuation: the provider's own (web search…) need not block another family.
-  const hostRequest = withoutProviderTools(turn.options.adapter.protocol, turn.options.request);
-  for (const destination of run.chain.destinations) {
-    if (destination.index < cut.index) continue;
-    const request = destination.protocol === turn.options.adapter.protocol ? requestFor(destination) : buildTargetRequest(turn.options.adapter, hostRequest, destination);
-    if ('native' in request && canTakePrefill(destination.adapter, request.native, destination.prefill)) yield { destination, native: request.native };
-  }
-}
-
-/**
- * Whether a continuation could be sent after `cut` at all (no circuit is
- * asked): a host that holds its output restarts the answer instead when none
- * can (R11.2, decision 0430).
- */
-export function canContinueAnswer<Native extends object>(turn: Turn<Native>, run: ChainRun, cut: ChainDestination): boolean {
-  return !continuationCandidates(turn, run, cut).next().done;
-}
-
 /** Where the continuation goes: the cut destination when it can take a prefill, else the next one that can (R11.6). */
 function pickContinuationTarget<Native extends object>(
   turn: Turn<Native>,
   run: ChainRun,
   cut: ChainDestination,
 ): { destination: ChainDestination; native: object; dialect: PrefillDialect; permit: CircuitPermit | 'none' } | undefined {
-  for (const { destination, native } of continuationCandidates(turn, run, cut)) {
+  const requestFor = requestsOf(turn);
+  // Tools are off in a continuation: the provider's own (web search…) need not block another family.
+  const hostRequest = withoutProviderTools(turn.options.adapter.protocol, turn.options.request);
+  for (const destination of run.chain.destinations) {
+    if (destination.index < cut.index) continue;
+    const request = destination.protocol === turn.options.adapter.protocol ? requestFor(destination) : buildTargetRequest(turn.options.adapter, hostRequest, destination);
+    if (!('native' in request) || !canTakePrefill(destination.adapter, request.native, destination.prefill)) continue;
     const permit = admit(run, destination, false);
-    if (permit !== undefined) return { destination, native, dialect: destination.prefill!, permit };
+    if (permit === undefined) continue;
+    return { destination, native: request.native, dialect: destination.prefill!, permit };
   }
   return undefined;
 }
@@ -59,8 +44,8 @@ function pickContinuationTarget<Native extends object>(
  * the continuation fails before adding anything (a refused prefill
  * included), the turn ends with the original cut error, never the
  * continuation's own (decision 0401). A host that holds its output has seen
- * none of either: the continuation is `dropped` instead, for the chain to
- * restart the answer (R11.2, decision 0430).
+ * none of either: the continuation — sent or not — is `dropped` instead, for
+ * the chain to restart the answer (R11.2, decision 0430).
  */
 export async function continueAnswer<Native extends object>(
   turn: Turn<Native>,
@@ -70,7 +55,7 @@ export async function continueAnswer<Native extends object>(
   reason: 'cut' | 'stall' | 'malformed',
 ): Promise<{ kind: 'ended'; result: TurnResult } | { kind: 'dropped' }> {
   const held = run.chain.outputHeldUntilEnd;
-  const picked = pickContinuationTarget(turn, run, cut);
+  const picked = run.visibleText.trim() === '' ? undefined : pickContinuationTarget(turn, run, cut);
   if (picked === undefined) return held ? { kind: 'dropped' } : { kind: 'ended', result: end(turn, { error: cutError }) };
   const { destination, permit } = picked;
   run.continuations += 1;

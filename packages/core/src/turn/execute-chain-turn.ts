@@ -8,7 +8,7 @@ import type { CircuitPermit } from '../failover/circuit-breaker.js';
 import { admit, attemptPlanFor, report, requestsOf, type DestinationRequest } from './chain-destination.js';
 import { planChainRetry, resizeForOverflow, waitForChain } from './chain-retry.js';
 import { ChainRun, hopOf } from './chain-run.js';
-import { canContinueAnswer, continueAnswer } from './continue-answer.js';
+import { continueAnswer } from './continue-answer.js';
 import { end, recoverCutSegment, toUnexpectedError } from './execute-turn.js';
 import type { ChainDestination } from './failover-options.js';
 import { createStreamCutError } from './judge-segment-attempt.js';
@@ -164,9 +164,9 @@ async function runDestination<Native extends object>(
       continue;
     }
     consecutiveCounted = countsTowardFailOver(run, failure, error) ? consecutiveCounted + 1 : 0;
-    const judged = decideAfterFailure(turn, run, { destination, error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted });
+    const failed: FailedAttempt = { destination, error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted };
+    const judged = decideAfterFailure(turn, run, failed);
     lastError = judged.error;
-    const failed = { destination, error, requestId, responseStarted: attempt.attempt.stage === 'streamed', hasNext: context.hasNext, retryNumber, consecutiveCounted };
     const next = await follow(turn, run, judged.decision, { failed, error: judged.error, request, nextId });
     if (next.kind !== 'retry') return next;
     request = next.request;
@@ -207,11 +207,17 @@ interface FailedAttempt {
  * What a failed attempt of segment 1 means (decideFailover), and the error
  * the turn goes on with. A host that holds the output (runTurn's
  * `outputHeldUntilEnd`) has shown none of it: unless the operator's opt-in
- * continuation carries the answer on (R11.6) — and some destination can
- * take its prefill — the attempt is dropped (one `tombstone` tells the host,
- * R3.8) and judged as a failure before output (R11.2, decision 0430).
+ * continuation carries the answer on (R11.6) — tried once, and not again once
+ * `continuationTried` says it could not — the attempt is dropped (one
+ * `tombstone` tells the host, R3.8) and judged as a failure before output
+ * (R11.2, decision 0430).
  */
-function decideAfterFailure<Native extends object>(turn: Turn<Native>, run: ChainRun, failed: FailedAttempt): { decision: FailoverDecision; error: TurnError } {
+function decideAfterFailure<Native extends object>(
+  turn: Turn<Native>,
+  run: ChainRun,
+  failed: FailedAttempt,
+  continuationTried = false,
+): { decision: FailoverDecision; error: TurnError } {
   const decide = (error: TurnError, delivered: ChainRun['delivered']): FailoverDecision =>
     decideFailover({
       error,
@@ -229,7 +235,7 @@ function decideAfterFailure<Native extends object>(turn: Turn<Native>, run: Chai
     });
   const decision = decide(failed.error, run.delivered);
   if (!run.chain.outputHeldUntilEnd || run.delivered === 'nothing') return { decision, error: failed.error };
-  if (decision.action === 'continue' && canContinueAnswer(turn, run, failed.destination)) return { decision, error: failed.error };
+  if (decision.action === 'continue' && !continuationTried) return { decision, error: failed.error };
   run.dropOutput(failed.requestId);
   turn.events.post({ type: 'tombstone', messageId: failed.requestId });
   // R1.2 wrapped the failure as STREAM_CUT because output had reached the host; none was shown, so the upstream's own is judged.
@@ -292,8 +298,8 @@ async function follow<Native extends object>(
     case 'continue': {
       const continued = await continueAnswer(turn, run, destination, error, decision.reason);
       if (continued.kind === 'ended') return continued;
-      // A held host's continuation added nothing it keeps: with the one continuation spent, the cut is judged again (decision 0430).
-      const judged = decideAfterFailure(turn, run, failed);
+      // A held host's continuation added nothing it keeps (or could not be sent): the cut is judged again, without it (decision 0430).
+      const judged = decideAfterFailure(turn, run, failed, true);
       return follow(turn, run, judged.decision, { ...facts, error: judged.error });
     }
     case 'end':

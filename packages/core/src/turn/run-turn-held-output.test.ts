@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CircuitBreakers } from '../failover/circuit-breaker.js';
 import type { TurnEvent } from '../types/turn-event.js';
 import { collectTurnEvents } from './fake-wire.test-helper.js';
 import { PRIMARY, SECOND, type ChainNative, type ChainReply } from './fake-chain-wire.test-helper.js';
@@ -159,6 +160,18 @@ describe('outputHeldUntilEnd: a host that shows nothing until the end (R11.2, R4
       [false, true],
       [true, undefined],
     ]);
+  });
+
+  it('a continuation its target\'s circuit refuses is spent like a failed one: the turn ends, never asks again', { timeout: 5_000 }, async () => {
+    // The cut opens the only target's circuit (threshold 1): the continuation cannot be admitted, nor a restart.
+    const circuitBreakers = new CircuitBreakers({ failureThreshold: 1, coolDownMs: 60_000 });
+    const { run, wire } = setup({ [PRIMARY]: [cutAfterText, ok('never sent')] }, { fallbacks: [], continuation: 'prefill', prefill: 'trailing-message', circuitBreakers });
+    const events = await collectTurnEvents(run);
+    expect(wire.to(PRIMARY)).toHaveLength(1);
+    expect(types(events)).not.toContain('continuation-start');
+    expect(types(events).filter((type) => type === 'tombstone')).toHaveLength(1);
+    expect(heldAnswer(events).text).toBe('');
+    expect((await run.result).outcome).toBe('error');
   });
 
   it('off (the default), the same cut ends the turn as STREAM_CUT with nothing dropped (R4.2)', async () => {
