@@ -1,11 +1,11 @@
 // Two more real agent CLIs for the offline harness: opencode (the AI SDK, here through its
 // OpenAI-compatible provider) and Qwen Code (the openai SDK), installed once into
 // .cache/clients/extra-<versions>/ (git-ignored) like install-clients.mjs does.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { baseEnv, freshDirs } from './clients.mjs';
+import { installOnce } from './install-clients.mjs';
 
 // Pinned so a re-run tests the same clients; bump deliberately.
 export const EXTRA_CLIENT_VERSIONS = { opencode: '1.18.33', qwen: '0.24.4' };
@@ -15,18 +15,7 @@ const FAKE_OPENAI_KEY = 'sk-turnguard-harness-not-a-real-key';
 /** Installs (or reuses) opencode and Qwen Code; returns how to run each one. */
 export function installExtraClients(repoRoot, log) {
   const dir = join(repoRoot, '.cache', 'clients', `opencode-${EXTRA_CLIENT_VERSIONS.opencode}-qwen-${EXTRA_CLIENT_VERSIONS.qwen}`);
-  const modules = join(dir, 'node_modules');
-  const done = join(dir, '.installed');
-  if (!existsSync(done)) {
-    log(`installing opencode-ai@${EXTRA_CLIENT_VERSIONS.opencode} and @qwen-code/qwen-code@${EXTRA_CLIENT_VERSIONS.qwen} into ${dir}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--engine-strict=false', '--prefix', dir,
-      `opencode-ai@${EXTRA_CLIENT_VERSIONS.opencode}`, `@qwen-code/qwen-code@${EXTRA_CLIENT_VERSIONS.qwen}`], { stdio: ['ignore', 'inherit', 'inherit'] });
-    writeFileSync(done, new Date().toISOString());
-  } else {
-    log(`extra clients cached in ${dir}`);
-  }
+  const modules = installOnce(dir, [`opencode-ai@${EXTRA_CLIENT_VERSIONS.opencode}`, `@qwen-code/qwen-code@${EXTRA_CLIENT_VERSIONS.qwen}`], log);
   return {
     // npm 11 skips opencode's postinstall, which would link the platform binary: run that binary itself.
     opencode: { command: join(modules, `opencode-${platform()}-${arch()}`, 'bin', 'opencode'), args: [] },

@@ -15,23 +15,30 @@ function claudeBinary(modules) {
   return existsSync(native) ? native : join(modules, '@anthropic-ai', 'claude-code', 'bin', 'claude.exe');
 }
 
+/**
+ * Installs pinned npm packages once into `dir` (under the git-ignored .cache) and returns its
+ * node_modules; a finished install leaves `.installed`, so a re-run needs no network.
+ */
+export function installOnce(dir, packages, log, packageJson = '{ "private": true }\n') {
+  const modules = join(dir, 'node_modules');
+  if (existsSync(join(dir, '.installed'))) {
+    log(`cached in ${dir}`);
+    return modules;
+  }
+  log(`installing ${packages.join(' ')} into ${dir}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), packageJson);
+  // claude-code and Qwen Code ask for node >= 22, yet run here (a native binary; code that needs no newer
+  // Node): a machine npm with engine-strict=true must not refuse them.
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--engine-strict=false', '--prefix', dir, ...packages], { stdio: ['ignore', 'inherit', 'inherit'] });
+  writeFileSync(join(dir, '.installed'), new Date().toISOString());
+  return modules;
+}
+
 /** Installs (or reuses) both clients; returns how to run each one. */
 export function installClients(repoRoot, log) {
   const dir = join(repoRoot, '.cache', 'clients', `claude-${CLIENT_VERSIONS.claude}-codex-${CLIENT_VERSIONS.codex}`);
-  const modules = join(dir, 'node_modules');
-  const done = join(dir, '.installed');
-  if (!existsSync(done)) {
-    log(`installing @anthropic-ai/claude-code@${CLIENT_VERSIONS.claude} and @openai/codex@${CLIENT_VERSIONS.codex} into ${dir}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-    // claude-code's package.json asks for node >= 22, but what runs is its native binary (no Node),
-    // so a machine npm with engine-strict=true must not refuse it.
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--engine-strict=false', '--prefix', dir,
-      `@anthropic-ai/claude-code@${CLIENT_VERSIONS.claude}`, `@openai/codex@${CLIENT_VERSIONS.codex}`], { stdio: ['ignore', 'inherit', 'inherit'] });
-    writeFileSync(done, new Date().toISOString());
-  } else {
-    log(`clients cached in ${dir}`);
-  }
+  const modules = installOnce(dir, [`@anthropic-ai/claude-code@${CLIENT_VERSIONS.claude}`, `@openai/codex@${CLIENT_VERSIONS.codex}`], log);
   return {
     claude: { command: claudeBinary(modules), args: [] },
     codex: { command: process.execPath, args: [join(modules, '@openai', 'codex', 'bin', 'codex.js')] },

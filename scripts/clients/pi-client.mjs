@@ -1,10 +1,10 @@
 // pi (`@mariozechner/pi-coding-agent`) for the offline harness: one agent CLI that speaks all
 // three protocols, each through a custom provider in its models.json pointed at the gateway.
 // Installed once into .cache/clients/pi-<version>/ (git-ignored) like install-clients.mjs does.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseEnv, freshDirs } from './clients.mjs';
+import { installOnce } from './install-clients.mjs';
 
 // Pinned so a re-run tests the same client; bump deliberately.
 export const PI_VERSION = '0.73.1';
@@ -20,18 +20,8 @@ const PROVIDERS = {
 
 /** Installs (or reuses) pi; returns how to run it. */
 export function installPi(repoRoot, log) {
-  const dir = join(repoRoot, '.cache', 'clients', `pi-${PI_VERSION}`);
-  const done = join(dir, '.installed');
-  if (!existsSync(done)) {
-    log(`installing @mariozechner/pi-coding-agent@${PI_VERSION} into ${dir}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--prefix', dir, `@mariozechner/pi-coding-agent@${PI_VERSION}`], { stdio: ['ignore', 'inherit', 'inherit'] });
-    writeFileSync(done, new Date().toISOString());
-  } else {
-    log(`pi cached in ${dir}`);
-  }
-  return { command: process.execPath, args: [join(dir, 'node_modules', '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js')] };
+  const modules = installOnce(join(repoRoot, '.cache', 'clients', `pi-${PI_VERSION}`), [`@mariozechner/pi-coding-agent@${PI_VERSION}`], log);
+  return { command: process.execPath, args: [join(modules, '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js')] };
 }
 
 /** `pi -p` on one protocol: a models.json whose one provider speaks `protocol` to the gateway at `baseUrl`. */

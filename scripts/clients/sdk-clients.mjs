@@ -6,10 +6,11 @@
 // registry once into .cache/clients/ (git-ignored).
 // Usage: node scripts/clients/sdk-clients.mjs [--config <gateway config file>] [--model <name> …]
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installOnce } from './install-clients.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // The newest releases that still run on Node 20 (ai 7 and @ai-sdk/* 4 need Node 22); bump deliberately.
@@ -92,15 +93,7 @@ try {
 function install() {
   const key = Object.entries(VERSIONS).map(([name, version]) => `${name.replace(/[@/]/g, '')}-${version}`).join('_');
   const dir = join(ROOT, '.cache', 'clients', `sdks-${key}`);
-  if (!existsSync(join(dir, '.installed'))) {
-    log(`installing ${Object.entries(VERSIONS).map(([name, version]) => `${name}@${version}`).join(' ')} into ${dir}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', '--prefix', dir, ...Object.entries(VERSIONS).map(([name, version]) => `${name}@${version}`)], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    writeFileSync(join(dir, '.installed'), new Date().toISOString());
-  }
+  installOnce(dir, Object.entries(VERSIONS).map(([name, version]) => `${name}@${version}`), log, '{ "private": true, "type": "module" }\n');
   writeFileSync(join(dir, 'runner.mjs'), RUNNER);
   return dir;
 }
