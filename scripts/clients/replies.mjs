@@ -33,37 +33,36 @@ function isContinuation(body) {
 const THOUGHT = `${MARK.thought} ${'Option A is simpler, option B survives a cut. '.repeat(12)}`;
 
 const ECHO = `echo ${MARK.toolEcho}`;
-// Codex's shell tool has changed names and argument shapes between releases; answer
-// with whichever one the request declares (codex-rs/core/src/tools/spec.rs).
-const CODEX_SHELL_ARGS = {
-  exec_command: { cmd: ECHO },
-  shell_command: { command: ECHO },
-  shell: { command: ['bash', '-lc', ECHO] },
-  // pi's shell tool, on every protocol.
-  bash: { command: ECHO },
+const DESCRIBED = { command: ECHO, description: 'Print the harness marker' };
+/**
+ * Each client's shell tool and the arguments it takes; the reply calls whichever the request
+ * declares. Codex's has changed names and argument shapes between releases
+ * (codex-rs/core/src/tools/spec.rs).
+ */
+const SHELL_TOOLS = {
+  Bash: DESCRIBED, // Claude Code
+  exec_command: { cmd: ECHO }, // codex
+  shell_command: { command: ECHO }, // codex
+  shell: { command: ['bash', '-lc', ECHO] }, // codex, older
+  run_shell_command: DESCRIBED, // Qwen Code
+  bash: DESCRIBED, // opencode, pi
 };
 
-function codexShellCall(body) {
-  const names = (body?.tools ?? []).map((tool) => tool?.name);
-  const name = Object.keys(CODEX_SHELL_ARGS).find((candidate) => names.includes(candidate));
-  if (!name) return { text: `turnguard-harness: no shell tool among [${names.join(', ')}]` };
-  return { tool: { call_id: `call_${Date.now().toString(36)}`, name, arguments: JSON.stringify(CODEX_SHELL_ARGS[name]) } };
+/** The tool names a request declares, in its protocol's tool shape. */
+function declaredToolNames(protocol, body) {
+  return (body?.tools ?? []).map((tool) => (protocol === 'chat' ? tool?.function?.name : tool?.name));
 }
 
-/** Qwen Code's shell tool (its core's `run_shell_command`), by whichever name the request declares. */
-function chatShellCall(body) {
-  const names = (body?.tools ?? []).map((tool) => tool?.function?.name);
-  const name = ['run_shell_command', 'shell', 'bash'].find((candidate) => names.includes(candidate));
+/** A call of the shell tool the request declares, in the part shape its protocol's frames take. */
+function shellCall(protocol, body) {
+  const names = declaredToolNames(protocol, body);
+  const name = Object.keys(SHELL_TOOLS).find((candidate) => names.includes(candidate));
   if (!name) return { text: `turnguard-harness: no shell tool among [${names.join(', ')}]` };
-  return { tool: { id: `call_${Date.now().toString(36)}`, name, arguments: JSON.stringify({ command: ECHO, description: 'Print the harness marker' }) } };
-}
-
-/** Claude Code's `Bash` or pi's `bash`, by whichever name the request declares. */
-function messagesShellCall(body) {
-  const names = (body?.tools ?? []).map((tool) => tool?.name);
-  const name = ['Bash', 'bash'].find((candidate) => names.includes(candidate));
-  if (!name) return { text: `turnguard-harness: no shell tool among [${names.join(', ')}]` };
-  return { tool: { id: `toolu_01${Date.now().toString(36)}TG`, name, input: { command: ECHO, description: 'Print the harness marker' } } };
+  const id = Date.now().toString(36);
+  const args = SHELL_TOOLS[name];
+  if (protocol === 'messages') return { tool: { id: `toolu_01${id}TG`, name, input: args } };
+  if (protocol === 'chat') return { tool: { id: `call_${id}`, name, arguments: JSON.stringify(args) } };
+  return { tool: { call_id: `call_${id}`, name, arguments: JSON.stringify(args) } };
 }
 
 /** Segment 1 of a cut turn: thinking (or a reasoning item) opened and never closed, then EOF. */
@@ -74,12 +73,8 @@ const SCENARIOS = {
   tool: (protocol, body) => {
     const answered = { messages: hasToolResult, responses: hasFunctionOutput, chat: hasToolMessage }[protocol](body, MARK.toolEcho);
     if (answered) return { parts: [{ text: MARK.toolDone }] };
-    if (protocol === 'chat') return { parts: [chatShellCall(body)] };
-    if (protocol === 'messages') {
-      const call = messagesShellCall(body);
-      return call.tool ? { parts: [call], stopReason: 'tool_use' } : { parts: [call] };
-    }
-    return { parts: [codexShellCall(body)] };
+    const call = shellCall(protocol, body);
+    return call.tool && protocol === 'messages' ? { parts: [call], stopReason: 'tool_use' } : { parts: [call] };
   },
   'cut-thinking': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.recovered }] } : cutInsideThinking(protocol)),
   'failed-recovery': (protocol, _body, isRecovery) => (isRecovery ? { parts: [{ text: MARK.partial, open: true }], cut: true } : cutInsideThinking(protocol)),
