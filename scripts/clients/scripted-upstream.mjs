@@ -30,10 +30,12 @@ function sendNotFound(res, anthropic) {
 /** A background subagent's system prompt (Qwen Code's memory extraction, after the answer): it declares tools, yet is no turn of the person's. */
 const SUBAGENT_PROMPT = /^You are now acting as the [\w -]*subagent/;
 
+/** A Chat request's system message as text: a string, or its text parts joined. */
 function systemText(body) {
   const first = Array.isArray(body?.messages) ? body.messages[0] : undefined;
   if (first?.role !== 'system') return '';
-  return typeof first.content === 'string' ? first.content : JSON.stringify(first.content ?? '');
+  if (typeof first.content === 'string') return first.content;
+  return Array.isArray(first.content) ? first.content.map((part) => part?.text ?? '').join('') : '';
 }
 
 /**
@@ -43,7 +45,7 @@ function systemText(body) {
 function isMainRequest(protocol, body) {
   if (protocol === 'responses') return true;
   const tools = Array.isArray(body?.tools) ? body.tools : [];
-  return tools.length > 0 && !(protocol === 'chat' && SUBAGENT_PROMPT.test(systemText(body).replace(/^"/, '')));
+  return tools.length > 0 && !(protocol === 'chat' && SUBAGENT_PROMPT.test(systemText(body)));
 }
 
 /** An upstream error in the protocol's own shape (a 503 that the gateway's budget, then its fallback, handle). */
