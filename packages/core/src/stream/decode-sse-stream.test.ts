@@ -152,6 +152,61 @@ describe('decodeSseStream (R7.2: one shared iterator for the three decoders)', (
     expect(seen).toEqual(['a@body', 'b@end']);
   });
 
+  it('frames one large read a part at a time, as the events are pulled: the first waits only for its own part (R8.2)', async () => {
+    // 2,000 records of about 40 bytes in ONE read (≈ 80 KiB), as a fast plaintext upstream's first read holds them.
+    const records = Array.from({ length: 2000 }, (_, index) => `data: {"n":${index},"pad":"${'x'.repeat(20)}"}\n\n`);
+    const { body } = createBody([records.join('')]);
+    const framed: number[] = [];
+    const iterator = decodeSseStream<string>(body, {
+      decoder: {
+        pushRecordEvents: (_eventName, data, events) => events.push(data),
+        pushEndEvents: (events) => events.push('end'),
+      },
+      lastRecord: 'drop',
+      records: { onRecord: () => framed.push(framed.length) },
+    });
+    expect(await iterator.next()).toEqual({ done: false, value: records[0]!.slice(6, -2) });
+    // Only the first part's records were decoded (and shown to the observer) before the first event.
+    expect(framed.length).toBeGreaterThan(0);
+    expect(framed.length).toBeLessThan(600);
+    const rest = await collect(iterator);
+    expect(rest).toHaveLength(2000);
+    expect(rest.slice(0, -1)).toEqual(records.slice(1).map((record) => record.slice(6, -2)));
+    expect(framed).toHaveLength(2000);
+  });
+
+  it('a record and a multi-byte character split between two parts of one read arrive whole and once', async () => {
+    const record = (index: number) => `data: ${'é'.repeat(index % 7)}${index}€${'y'.repeat(index % 50)}\n\n`;
+    const text = Array.from({ length: 3000 }, (_, index) => record(index)).join('');
+    const { body } = createBody([text, text]);
+    const items = await collect(decode(body));
+    const expected = Array.from({ length: 3000 }, (_, index) => `r:${record(index).slice(6, -2)}`);
+    expect(items).toEqual([...expected, ...expected, 'end']);
+  });
+
+  it('a decoder that throws in a later part of a read fails the iteration after the events before it', async () => {
+    const text = Array.from({ length: 5000 }, (_, index) => `data: ${index}\n\n`).join('');
+    const iterator = decodeSseStream<string>(createBody([text]).body, {
+      decoder: {
+        pushRecordEvents: (_eventName, data, events) => {
+          if (data === '4500') throw new Error('decoder bug');
+          events.push(data);
+        },
+        pushEndEvents: (events) => events.push('end'),
+      },
+      lastRecord: 'drop',
+    });
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const item of iterator) seen.push(item);
+      })(),
+    ).rejects.toThrow('decoder bug');
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual(Array.from({ length: seen.length }, (_, index) => String(index)));
+    expect(seen).not.toContain('4500');
+  });
+
   it('is its own async iterator', () => {
     const iterator = decode(createBody([]).body);
     expect(iterator[Symbol.asyncIterator]()).toBe(iterator);

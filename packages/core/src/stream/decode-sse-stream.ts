@@ -68,12 +68,26 @@ type State = 'idle' | 'reading' | 'ending' | 'closed';
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined }) as IteratorReturnResult<undefined>;
 
 /**
+ * How much of one network read is framed ahead of the consumer. A plaintext
+ * upstream on the same host (a local model server) can hand over 64 KiB of
+ * records in one read; framed whole, all of them were decoded and judged
+ * before the first was handed over, on the client's first byte (R8.2). A part
+ * at a time, the first record waits only for its own part; the rest is framed
+ * as the consumer pulls, synchronously, without another read. 16 KiB is TLS's
+ * largest record, so a read from a TLS upstream is never split; smaller parts
+ * cost the decoder 13–23 % on 16–64 KiB reads, 16 KiB parts ≈ 5 % on 64 KiB
+ * ones (`node bench/gateway/first-byte-timeline.mjs --burst`, decision 0342).
+ */
+const PART_BYTES = 16_384;
+
+/**
  * Bytes of an SSE body → decoded events, incrementally (R7.2), as ONE
  * hand-written async iterator shared by the three stream decoders. Each
- * network read is decoded into a batch; `next()` hands out the batch's items
- * as already-resolved promises and reads the body only when the batch is
- * empty. An async generator cost ≈ 0.35–0.4 µs per event here, about as
- * much as decoding the event (its `yield` awaits the value and resumes a
+ * network read is decoded into batches, a part (PART_BYTES) at a time;
+ * `next()` hands out a batch's items as already-resolved promises and reads
+ * the body only when the read is all framed and the batch is empty. An
+ * async generator cost ≈ 0.35–0.4 µs per event here, about as much as
+ * decoding the event (its `yield` awaits the value and resumes a
  * suspended frame; `node bench/decode/run.mjs`, decision 0320). The
  * generator contract is kept:
  * - events in order; a `next()` called before the previous one settled is
@@ -98,6 +112,8 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
   #framer: SseFramer | undefined;
   readonly #textDecoder = new Utf8ChunkDecoder();
   #endsWithNewline = true;
+  /** The part of the current network read not framed yet (a view of its bytes, held until framed). */
+  #unframed: Uint8Array | undefined;
   /** The body failed after a held CR completed a record: served once that record's events were (R8.12). */
   #failure: { error: unknown } | undefined = undefined;
   /** Calls not yet settled; while any is, new calls queue behind `#tail`. */
@@ -143,7 +159,8 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
    * segment reader takes events this way: no promise or step object per event.
    */
   takeBuffered(): Event | undefined {
-    if (this.#pending !== 0 || this.#index >= this.#events.length) return undefined;
+    if (this.#pending !== 0) return undefined;
+    if (this.#index >= this.#events.length && !this.#frameRest()) return undefined;
     return this.#events[this.#index++];
   }
 
@@ -178,7 +195,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
 
   /** The batch's next event, or the end once the body ended; undefined when only a read can tell. */
   #stepAtHand(): IteratorResult<Event, void> | undefined {
-    if (this.#index < this.#events.length) return { done: false, value: this.#events[this.#index++]! };
+    if (this.#index < this.#events.length || this.#frameRest()) return { done: false, value: this.#events[this.#index++]! };
     return this.#state === 'closed' ? DONE : undefined;
   }
 
@@ -189,6 +206,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
    * network (`node bench/gateway/heap-census.mjs gateway 50`).
    */
   #read(): Promise<IteratorResult<Event, void>> {
+    if (this.#frameRest()) return Promise.resolve({ done: false, value: this.#events[this.#index++]! });
     const failure = this.#failure;
     if (failure !== undefined) {
       this.#failure = undefined;
@@ -250,8 +268,36 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     return reader;
   }
 
+  /**
+   * A new batch from the rest of the current read, a part at a time, until one has an event; false
+   * when the read is all framed (or the decoder threw: that failure is served after the events
+   * before it, by the next read).
+   */
+  #frameRest(): boolean {
+    while (this.#unframed !== undefined) {
+      this.#events.length = 0;
+      this.#index = 0;
+      try {
+        this.#decodeChunk(this.#unframed);
+      } catch (error) {
+        this.#unframed = undefined;
+        this.#failure = { error };
+        return false;
+      }
+      if (this.#events.length > 0) return true;
+    }
+    return false;
+  }
+
+  /** Frames the first part of `value` (all of it when short) and keeps the rest for `#frameRest`. */
   #decodeChunk(value: Uint8Array): void {
-    const text = this.#textDecoder.decode(value);
+    let part = value;
+    this.#unframed = undefined;
+    if (value.length > PART_BYTES) {
+      part = value.subarray(0, PART_BYTES);
+      this.#unframed = value.subarray(PART_BYTES);
+    }
+    const text = this.#textDecoder.decode(part);
     if (this.#options.lastRecord === 'complete-lines' && text !== '') this.#endsWithNewline = endsWithLineBreak(text);
     this.#framer!.feed(text);
   }
@@ -281,6 +327,7 @@ class SseStreamIterator<Event> implements AsyncGenerator<Event, void, undefined>
     this.#state = 'closed';
     this.#events.length = 0;
     this.#index = 0;
+    this.#unframed = undefined;
     if (!wasOpen) return;
     if (reader === undefined) {
       // Stopped before the first read: still release the upstream.
