@@ -50,6 +50,39 @@ describe('SseResponseWriter', () => {
     expect(response.writes).toEqual(['data: 0\n\n', 'data: 1\n\ndata: 2\n\n', 'data: 3\n\n']);
   });
 
+  it('R8.2 holds the relay until the first chunk has left with node:http\'s uncork, so the first byte does not wait for the rest of a read', async () => {
+    const { response, writer } = setup();
+    const order: string[] = [];
+    // node:http corks the socket on a write and uncorks it on the next tick: this stands for that tick.
+    const originalWrite = response.write.bind(response);
+    response.write = (chunk: string) => {
+      process.nextTick(() => order.push('uncorked'));
+      return originalWrite(chunk);
+    };
+    writer.write('data: 0\n\n');
+    const waiting = writer.whenWritable();
+    expect(waiting).toBeInstanceOf(Promise);
+    await waiting!.then(() => order.push('relay pulls on'));
+    expect(order).toEqual(['uncorked', 'relay pulls on']);
+    expect(writer.whenWritable()).toBeUndefined();
+    // Later chunks do not hold the relay: they are coalesced per burst instead.
+    writer.write('data: 1\n\n');
+    expect(writer.whenWritable()).toBeUndefined();
+  });
+
+  it('a first write the socket refused still waits for drain, not only for the next tick', async () => {
+    const { response, writer } = setup();
+    response.writable = false;
+    writer.write('data: 0\n\n');
+    const blocked = writer.whenWritable();
+    await nextTick();
+    await nextTick();
+    expect(writer.whenWritable()).toBe(blocked);
+    response.emit('drain');
+    await blocked;
+    expect(writer.whenWritable()).toBeUndefined();
+  });
+
   it('end() sends what is queued with the final chunk, in order', async () => {
     const { response, writer } = setup();
     writer.write('data: 1\n\n');

@@ -48,15 +48,29 @@ export class SseResponseWriter {
   /** The relay waits on this before it pulls more: the socket is full, or a long text is still going out. */
   private blocked: { promise: Promise<void>; release: () => void } | undefined;
   private endRequested = false;
+  /** A write was refused or a long text is going out part by part: only `drain` releases the relay. */
+  private awaitingDrain = false;
 
   constructor(private readonly response: ServerResponse) {}
 
-  /** Queues `chunk` for this tick's write; the response's first chunk is written at once. */
+  /**
+   * Queues `chunk` for this tick's write; the response's first chunk is written at once, and the
+   * relay waits (`whenWritable`) until it is on the wire: node:http corks the socket on a write
+   * until the next tick, so without that wait the first byte would also wait for everything the
+   * relay does before its chain of microtasks settles — the rest of a large upstream read (R8.2).
+   */
   write(chunk: string): void {
     this.pending.push(chunk);
     if (!this.started) {
       this.started = true;
       this.flush();
+      if (this.blocked === undefined) {
+        this.blocked = createBlock();
+        // Queued after node:http's own uncork (the same tick queue): the bytes are with the socket by then.
+        process.nextTick(() => {
+          if (!this.awaitingDrain) this.unblock();
+        });
+      }
       return;
     }
     if (this.scheduled || this.rest !== undefined) return;
@@ -119,10 +133,12 @@ export class SseResponseWriter {
     this.rest = cut === text.length ? undefined : text.slice(cut);
     if (writable && this.rest === undefined) return;
     this.blocked ??= createBlock();
+    this.awaitingDrain = true;
     void waitForDrain(this.response).then(() => this.onDrain());
   }
 
   private onDrain(): void {
+    this.awaitingDrain = false;
     if (this.response.destroyed) {
       this.rest = undefined;
       this.unblock();
