@@ -14,7 +14,7 @@ import { bundleGateway } from './gateway-bundle.mjs';
 
 const [kind = 'gateway', streamsText = '200', topText = '40'] = process.argv.slice(2);
 const streams = Number(streamsText);
-const CHUNKS = 100;
+const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = await mkdtemp(join(tmpdir(), 'tg-alloc-census-'));
 const proxyArgs = kind === 'gateway' ? ['gateway', await bundleGateway(root, '.', workDir, 0)] : [kind];

@@ -1,14 +1,18 @@
 // Where a streamed request's first byte waits, inside the proxy: the proxy runs in this process,
 // timestamped by node:http's and undici's diagnostics channels (request in → upstream request made →
-// sent → upstream head → first body write to the client); the bench upstream and a client of
+// sent → upstream head → first body write to the client → that write handed to the socket: node:http
+// corks a response's socket until the next tick); the bench upstream and a client of
 // sequential streamed Chat requests run as child processes. For the gateway (`gateway`, a tree or
 // BENCH_BASELINE_REF's) and the pipe (`pipe`, which has no undici marks).
-//   node bench/gateway/first-byte-timeline.mjs [--chunks 2000] [--requests 100] [--warmup 300]
+//   node bench/gateway/first-byte-timeline.mjs [--chunks 2000] [--requests 100] [--warmup 300] [--burst]
+//   --burst: the upstream sends its whole body in one write after the head (upstream-server.mjs burst=1),
+//   so the proxy's first read holds hundreds of records (decision 0342).
 // Each target runs in a fresh process of its own (`--target` is internal).
 import { execFile, spawn } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +26,7 @@ import { createPipeProxy } from './pipe-proxy.mjs';
 const { values: args } = parseArgs({
   options: {
     chunks: { type: 'string', default: '2000' },
+    burst: { type: 'boolean', default: false },
     requests: { type: 'string', default: '100' },
     warmup: { type: 'string', default: '300' },
     target: { type: 'string' },
@@ -31,7 +36,7 @@ const { values: args } = parseArgs({
 });
 const here = fileURLToPath(import.meta.url);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const MARKS = ['upstreamRequest', 'upstreamSent', 'upstreamHead', 'firstWrite'];
+const MARKS = ['upstreamRequest', 'upstreamSent', 'upstreamHead', 'firstWrite', 'socketWrite'];
 
 /** The client: sequential streamed requests to `port`; warm-up first, then the timed ones. */
 async function runClient(port) {
@@ -62,10 +67,18 @@ async function runTarget(kind, bundle) {
     mark('firstWrite');
     return write.apply(this, writeArgs);
   };
+  // The first write's bytes reach the socket when node:http uncorks it (the next tick after the write).
+  for (const method of ['_writev', '_write']) {
+    const original = Socket.prototype[method];
+    Socket.prototype[method] = function (...writeArgs) {
+      if (current?.firstWrite !== undefined && this._httpMessage instanceof ServerResponse) mark('socketWrite');
+      return original.apply(this, writeArgs);
+    };
+  }
   const gcs = [];
   new PerformanceObserver((list) => gcs.push(...list.getEntries().map((entry) => ({ at: entry.startTime, ms: entry.duration })))).observe({ entryTypes: ['gc'] });
 
-  const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, '0']);
+  const upstream = await startChild([join(root, 'bench/gateway/upstream-server.mjs'), args.chunks, '0', ...(args.burst ? ['burst=1'] : [])]);
   let port;
   if (kind === 'pipe') {
     const server = createPipeProxy(upstream.info.port);
@@ -92,16 +105,16 @@ async function runAll() {
   if (ref !== undefined) targets.push([`gateway @ ${ref}`, await bundleGateway(root, ref, workDir, 1)]);
   const rows = [];
   for (const [name, bundle] of targets) {
-    const { stdout } = await promisify(execFile)(process.execPath, [here, '--target', name === 'pipe' ? 'pipe' : 'gateway', ...(bundle ? ['--bundle', bundle] : []), '--chunks', args.chunks, '--requests', args.requests, '--warmup', args.warmup], { timeout: 900_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [here, '--target', name === 'pipe' ? 'pipe' : 'gateway', ...(bundle ? ['--bundle', bundle] : []), ...(args.burst ? ['--burst'] : []), '--chunks', args.chunks, '--requests', args.requests, '--warmup', args.warmup], { timeout: 900_000 });
     const row = JSON.parse(stdout.trim().split('\n').at(-1));
     const ms = (value) => (Number.isFinite(value) ? value.toFixed(3) : '');
     rows.push(`| ${name} | ${ms(row.clientFirstByteMs)} | ${MARKS.map((mark) => ms(row[mark])).join(' | ')} | ${ms(row.gcMs)} |`);
   }
   await rm(workDir, { recursive: true, force: true });
-  console.log(`node ${process.version}, ${args.chunks} unpaced chunks per stream, ${args.warmup} warm-up then ${args.requests} sequential streamed requests per target, medians in ms.`);
-  console.log('Inside the proxy, from the request head parsed to: the upstream request made, its head sent, the upstream head, the first body write to the client; GC: collector time in that window.');
-  console.log('| target | client first byte | upstream request made | sent | upstream head | first write | GC |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log(`node ${process.version}, ${args.chunks} unpaced chunks per stream${args.burst ? ', sent in one write' : ''}, ${args.warmup} warm-up then ${args.requests} sequential streamed requests per target, medians in ms.`);
+  console.log('Inside the proxy, from the request head parsed to: the upstream request made, its head sent, the upstream head, the first body write to the client, its bytes handed to the socket; GC: collector time in that window.');
+  console.log('| target | client first byte | upstream request made | sent | upstream head | first write | socket write | GC |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of rows) console.log(row);
 }
 

@@ -8,6 +8,8 @@
 //   maxIntervalMs=M   each gap drawn uniformly in [intervalMs, M] (paced streams that overlap unevenly);
 //   firstPauseMs=P    headers flushed at once, then P ms of silence before the first chunk
 //                     (a model that thinks before its first token);
+//   burst=1           the whole stream in one write after the head (a cached answer, or a buffering
+//                     proxy in front of the model): the proxy's first read holds hundreds of records;
 //   reasoningKb=K     K records of 1 KiB `reasoning_content` with the first chunk, before the
 //                     paced text (a thinking phase, then the answer: what a stream holds meanwhile).
 import { createServer } from 'node:http';
@@ -18,6 +20,7 @@ const options = Object.fromEntries(process.argv.slice(4).map((option) => option.
 const maxIntervalMs = options.maxIntervalMs ?? intervalMs;
 const firstPauseMs = options.firstPauseMs ?? 0;
 const reasoningKb = options.reasoningKb ?? 0;
+const burst = options.burst === 1;
 const created = Math.floor(Date.now() / 1000);
 const record = (fields) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created, model: 'bench', ...fields })}\n\n`;
@@ -30,6 +33,8 @@ const tail =
   record({ choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }) +
   record({ choices: [], usage: { prompt_tokens: 10, completion_tokens: chunks, total_tokens: 10 + chunks } }) +
   'data: [DONE]\n\n';
+/** burst=1: the whole body, made once (the bench times the proxy, not this server's JSON.stringify). */
+const burstBody = burst ? first + thinking + Array.from({ length: chunks }, (_unused, index) => delta(index)).join('') + tail : '';
 const gap = () => intervalMs + Math.random() * (maxIntervalMs - intervalMs);
 
 const server = createServer((request, response) => {
@@ -54,6 +59,10 @@ const server = createServer((request, response) => {
     };
     const start = () => {
       if (response.destroyed) return;
+      if (burst) {
+        response.end(burstBody);
+        return;
+      }
       response.write(first + thinking);
       tick();
     };
