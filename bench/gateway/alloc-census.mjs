@@ -2,7 +2,7 @@
 // V8's sampling heap profiler in the proxy's process (memory-sampler.mjs,
 // collected objects included) while N paced streams run; bytes allocated per
 // upstream chunk by allocating function (self), top N.
-// Usage: node bench/gateway/alloc-census.mjs [pipe|gateway] [streams=200] [top=40]
+// Usage: [BENCH_CHUNKS=100] node bench/gateway/alloc-census.mjs [pipe|gateway] [streams=200] [top=40]
 // BENCH_KEEP=1 keeps the bundle (its path is printed) to look the lines up.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent } from 'node:http';
