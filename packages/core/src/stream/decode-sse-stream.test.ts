@@ -175,13 +175,33 @@ describe('decodeSseStream (R7.2: one shared iterator for the three decoders)', (
     expect(framed).toHaveLength(2000);
   });
 
-  it('a record and a multi-byte character split between two parts of one read arrive whole and once', async () => {
-    const record = (index: number) => `data: ${'é'.repeat(index % 7)}${index}€${'y'.repeat(index % 50)}\n\n`;
-    const text = Array.from({ length: 3000 }, (_, index) => record(index)).join('');
-    const { body } = createBody([text, text]);
-    const items = await collect(decode(body));
-    const expected = Array.from({ length: 3000 }, (_, index) => `r:${record(index).slice(6, -2)}`);
-    expect(items).toEqual([...expected, ...expected, 'end']);
+  it('a record, a line end and a multi-byte character split between two parts of one read arrive whole and once (LF, CR, CRLF)', async () => {
+    for (const end of ['\n', '\r', '\r\n']) {
+      const record = (index: number) => `data: ${'é'.repeat(index % 7)}${index}€${'y'.repeat(index % 50)}${end}${end}`;
+      const text = Array.from({ length: 3000 }, (_, index) => record(index)).join('');
+      const { body } = createBody([text, text]);
+      const items = await collect(decode(body));
+      const expected = Array.from({ length: 3000 }, (_, index) => `r:${record(index).slice(6, -2 * end.length)}`);
+      expect(items, JSON.stringify(end)).toEqual([...expected, ...expected, 'end']);
+    }
+  });
+
+  it('a CRLF split exactly between two parts of one read is one line end, not two', async () => {
+    // The first line's CR is the part's last byte (16 KiB parts), its LF the next part's first.
+    const first = `data: ${'x'.repeat(16_384 - 'data: '.length - 1)}`;
+    const text = `${first}\r\ndata: b\r\n\r\ndata: c\r\n\r\n`;
+    expect(text.charCodeAt(16_383)).toBe(13);
+    const items = await collect(decode(createBody([text]).body));
+    expect(items).toEqual([`r:${first.slice(6)}\nb`, 'r:c', 'end']);
+    // The records' own text, as the gateway relays it (R8.13): whole, once, in order.
+    const raw: string[] = [];
+    const observed = decodeSseStream<string>(createBody([text]).body, {
+      decoder: { pushRecordEvents: (_eventName, data, events) => events.push(data), pushEndEvents: () => undefined },
+      lastRecord: 'drop',
+      records: { onRecord: (record) => raw.push(record.raw) },
+    });
+    await collect(observed);
+    expect(raw).toEqual([`${first}\r\ndata: b\r\n\r\n`, 'data: c\r\n\r\n']);
   });
 
   it('a decoder that throws in a later part of a read fails the iteration after the events before it', async () => {
