@@ -4,7 +4,8 @@
 // corks a response's socket until the next tick); the bench upstream and a client of
 // sequential streamed Chat requests run as child processes. For the gateway (`gateway`, a tree or
 // BENCH_BASELINE_REF's) and the pipe (`pipe`, which has no undici marks).
-//   node bench/gateway/first-byte-timeline.mjs [--chunks 2000] [--requests 100] [--warmup 300] [--burst]
+//   node bench/gateway/first-byte-timeline.mjs [--chunks 2000] [--requests 100] [--warmup 300] [--burst] [--gap-ms 0]
+//   --gap-ms N: the client waits N ms before each request (a request after an idle spell, as most are).
 //   --burst: the upstream sends its whole body in one write after the head (upstream-server.mjs burst=1),
 //   so the proxy's first read holds hundreds of records (decision 0342).
 // Each target runs in a fresh process of its own (`--target` is internal).
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
   options: {
     chunks: { type: 'string', default: '2000' },
     burst: { type: 'boolean', default: false },
+    'gap-ms': { type: 'string', default: '0' },
     requests: { type: 'string', default: '100' },
     warmup: { type: 'string', default: '300' },
     target: { type: 'string' },
@@ -44,6 +46,7 @@ async function runClient(port) {
   const body = JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] });
   const firstBytes = [];
   for (let index = 0; index < Number(args.warmup) + Number(args.requests); index += 1) {
+    if (Number(args['gap-ms']) > 0) await new Promise((resolve) => setTimeout(resolve, Number(args['gap-ms'])));
     const { ttfbMs } = await streamOnce(agent, port, body);
     if (index >= Number(args.warmup)) firstBytes.push(ttfbMs);
   }
@@ -89,7 +92,7 @@ async function runTarget(kind, bundle) {
     const gateway = createGateway({ port: 0, upstreams: { chat: `http://127.0.0.1:${upstream.info.port}/v1` }, env: { OPENAI_API_KEY: 'sk-bench' } });
     port = (await gateway.listen()).port;
   }
-  const { stdout } = await promisify(execFile)(process.execPath, [here, '--client', String(port), '--chunks', args.chunks, '--requests', args.requests, '--warmup', args.warmup], { timeout: 600_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [here, '--client', String(port), '--gap-ms', args['gap-ms'], '--chunks', args.chunks, '--requests', args.requests, '--warmup', args.warmup], { timeout: 600_000 });
   await stopChild(upstream.child);
   const timed = requests.slice(-Number(args.requests));
   const since = (name) => median(timed.filter((request) => request[name] !== undefined).map((request) => request[name] - request.start));
@@ -105,13 +108,13 @@ async function runAll() {
   if (ref !== undefined) targets.push([`gateway @ ${ref}`, await bundleGateway(root, ref, workDir, 1)]);
   const rows = [];
   for (const [name, bundle] of targets) {
-    const { stdout } = await promisify(execFile)(process.execPath, [here, '--target', name === 'pipe' ? 'pipe' : 'gateway', ...(bundle ? ['--bundle', bundle] : []), ...(args.burst ? ['--burst'] : []), '--chunks', args.chunks, '--requests', args.requests, '--warmup', args.warmup], { timeout: 900_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [here, '--target', name === 'pipe' ? 'pipe' : 'gateway', ...(bundle ? ['--bundle', bundle] : []), ...(args.burst ? ['--burst'] : []), '--gap-ms', args['gap-ms'], '--chunks', args.chunks, '--requests', args.requests, '--warmup', args.warmup], { timeout: 900_000 });
     const row = JSON.parse(stdout.trim().split('\n').at(-1));
     const ms = (value) => (Number.isFinite(value) ? value.toFixed(3) : '');
     rows.push(`| ${name} | ${ms(row.clientFirstByteMs)} | ${MARKS.map((mark) => ms(row[mark])).join(' | ')} | ${ms(row.gcMs)} |`);
   }
   await rm(workDir, { recursive: true, force: true });
-  console.log(`node ${process.version}, ${args.chunks} unpaced chunks per stream${args.burst ? ', sent in one write' : ''}, ${args.warmup} warm-up then ${args.requests} sequential streamed requests per target, medians in ms.`);
+  console.log(`node ${process.version}, ${args.chunks} unpaced chunks per stream${args.burst ? ', sent in one write' : ''}${Number(args['gap-ms']) > 0 ? `, ${args['gap-ms']} ms idle before each request` : ''}, ${args.warmup} warm-up then ${args.requests} sequential streamed requests per target, medians in ms.`);
   console.log('Inside the proxy, from the request head parsed to: the upstream request made, its head sent, the upstream head, the first body write to the client, its bytes handed to the socket; GC: collector time in that window.');
   console.log('| target | client first byte | upstream request made | sent | upstream head | first write | socket write | GC |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
