@@ -103,6 +103,24 @@ describe.each(TRANSPORTS)('raw relay over $name', ({ fetch }) => {
       expect(usageOnly.length).toBeGreaterThan(0);
       expect(body).toBe(text.split('\n\n').filter((record) => !record.includes('"choices":[]')).join('\n\n'));
     });
+
+    it('chat: a long answer written at once (reads far over 16 KiB, framed a part at a time) reaches the client byte for byte, LF and CRLF', async () => {
+      for (const end of ['\n', '\r\n']) {
+        const chunk = (fields: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-long', object: 'chat.completion.chunk', created: 1, model: 'm', ...fields })}${end}${end}`;
+        const text = [
+          chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
+          ...Array.from({ length: 3000 }, (_, index) => chunk({ choices: [{ index: 0, delta: { content: `w${index}é ` }, finish_reason: null }] })),
+          chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+          chunk({ choices: [], usage: { prompt_tokens: 1, completion_tokens: 3000, total_tokens: 3001 } }),
+          `data: [DONE]${end}${end}`,
+        ].join('');
+        expect(text.length).toBeGreaterThan(256 * 1024);
+        replies.push(text);
+        const response = await post('chat', { stream_options: { include_usage: true } });
+        expect(response.status).toBe(200);
+        expect(withoutTurnComment(await response.text()), JSON.stringify(end)).toBe(text);
+      }
+    });
   });
 
   describe('R8.4 a client that leaves while the upstream is silent', () => {
