@@ -329,7 +329,8 @@ function sometimes<T>(arbitrary: fc.Arbitrary<T>, weight: number, of: number): f
 
 const bodySpec = fc.record({
   reasoning: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 })),
-  text: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5 })),
+  // Now and then a long answer (30–80 KiB): reads far over 16 KiB, which core frames a part at a time.
+  text: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 5 }) }, { weight: 1, arbitrary: fc.integer({ min: 300, max: 800 }) }),
   garbageAt: sometimes(fc.nat(12), 1, 4),
   repeatAt: sometimes(fc.nat(12), 1, 4),
   dropTail: fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
@@ -346,7 +347,7 @@ const writes: fc.Arbitrary<Writes> = fc.oneof(
 const cut: fc.Arbitrary<Cut> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: 'none' } as const) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('records' as const), keep: fc.nat(20), ending: fc.constantFrom<UpstreamEnding>('end', 'fin', 'rst') }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('byte' as const), at: fc.nat(3000), ending: fc.constantFrom<'fin' | 'rst'>('fin', 'rst') }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('byte' as const), at: fc.oneof({ weight: 4, arbitrary: fc.nat(3000) }, { weight: 1, arbitrary: fc.nat(90_000) }), ending: fc.constantFrom<'fin' | 'rst'>('fin', 'rst') }) },
 );
 
 const attempt: fc.Arbitrary<AttemptSpec> = fc.oneof(
