@@ -1,4 +1,4 @@
-// Issue 16: the raw relay with ONE long SSE record (a huge delta, a base64 image) — time through
+// The raw relay with ONE long SSE record (a huge delta, a base64 image) — time through
 // the gateway and its peak RSS growth, for records of 1, 8 and 32 MB (a fresh gateway process per
 // record, so each peak is its own). Acceptance: time(32 MB) ≤ 64 × time(1 MB) in the same run, and
 // peak RSS growth ≤ 4 × the record + 64 MB. BENCH_BASELINE_REF=<git ref> adds the gateway at that

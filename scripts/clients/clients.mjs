@@ -40,7 +40,7 @@ export function claudeRun(binary, gatewayUrl, prompt, runsDir) {
 /**
  * `codex exec` with a custom model provider (keys from codex-rs/core/src/model_provider_info.rs:
  * name, base_url, env_key, wire_api). Retries stay at codex's defaults on purpose, so the
- * report shows how often codex resends a failed turn (issue 14).
+ * report shows how often codex resends a failed turn.
  */
 export function codexRun(binary, gatewayUrl, prompt, runsDir) {
   const { home, work } = freshDirs(runsDir, 'codex');

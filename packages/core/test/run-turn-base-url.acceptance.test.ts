@@ -1,5 +1,5 @@
 /**
- * Issue 18 / decision 0260: every adapter takes `target.baseUrl` with or
+ * Decision 0260: every adapter takes `target.baseUrl` with or
  * without `/v1` (one rule), so a Messages base of `…/v1` no longer posts to
  * `/v1/v1/messages`. Asserted on the physical requests the msw upstream saw.
  */
@@ -14,7 +14,7 @@ afterAll(() => server.close());
 
 const ENDPOINT = { chat: '/v1/chat/completions', messages: '/v1/messages', responses: '/v1/responses' } as const;
 
-describe.each(PROTOCOLS)('baseUrl with or without /v1 over %s (issue 18)', (protocol) => {
+describe.each(PROTOCOLS)('baseUrl with or without /v1 over %s (decision 0260)', (protocol) => {
   for (const baseUrl of ['https://upstream.test', 'https://upstream.test/', 'https://upstream.test/v1', 'https://upstream.test/v1/']) {
     it(`${baseUrl} posts to ${ENDPOINT[protocol]}`, async () => {
       enqueue(upstream, protocol, scenario.for(protocol).text('Fine.'));

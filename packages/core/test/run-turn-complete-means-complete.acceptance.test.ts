@@ -1,5 +1,5 @@
 /**
- * R8.12 "complete means complete" over real sockets (issue 14): a response
+ * R8.12 "complete means complete" over real sockets: a response
  * whose terminal frame arrived is complete even when the transport then ends
  * badly. msw cannot produce these socket shapes (toolchain pitfall 5), so a
  * raw `node:net` server writes the HTTP/1.1 response by hand; this file must

@@ -1,5 +1,5 @@
 /**
- * R1.10 / R8.5, issue 15: a 400 dump never keeps the request's own
+ * R1.10 / R8.5: a 400 dump never keeps the request's own
  * credentials, whatever their shape, even when the upstream echoes them.
  * Real sockets (testkit loopback upstream), the Node dump writer, real files.
  */

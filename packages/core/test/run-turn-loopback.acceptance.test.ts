@@ -1,5 +1,5 @@
 /**
- * Real sockets (issue 4 row 15, R1.1, R4.2): msw cannot drop a socket
+ * Real sockets (R1.1, R4.2): msw cannot drop a socket
  * (toolchain pitfall 5), so this file uses testkit's loopback upstream and
  * must never load msw (pitfall 4).
  */

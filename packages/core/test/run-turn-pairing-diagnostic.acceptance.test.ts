@@ -1,5 +1,5 @@
 /**
- * Issue 18 / R2.3: a tool_use/tool_result pairing 400, in each provider's own
+ * R2.3: a tool_use/tool_result pairing 400, in each provider's own
  * wording, carries the `role:type:id` shape around the offending id as
  * `details.pairing` — never content — and shows it in the API-error message
  * (R2.2) and the stats sample's warnings. msw-driven through the real adapters.

@@ -1,5 +1,5 @@
 /**
- * Issue 4 acceptance rows 1–11 (SPEC R4), msw-driven through @turnguard/testkit
+ * R4 stream recovery, msw-driven through @turnguard/testkit
  * for all three protocols. Each case asserts the physical requests, the
  * bodies actually sent, the events the host saw and the final result.
  */

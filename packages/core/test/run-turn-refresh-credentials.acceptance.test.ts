@@ -1,5 +1,5 @@
 /**
- * Issue 18 / R1.7: `refreshCredentials` may return the new credentials; runTurn
+ * R1.7: `refreshCredentials` may return the new credentials; runTurn
  * sends them from the next physical request on (the retry and any recovery
  * segment), on all three protocols. A value of the wrong shape is a typed
  * error, never a key silently dropped. msw-driven; the physical headers are asserted.

@@ -1,5 +1,5 @@
 /**
- * Issue 4 acceptance rows 12–16 (SPEC R1, R4.10, R5, R6.1/R6.2), msw-driven
+ * R1, R4.10, R5, R6.1/R6.2, msw-driven
  * through @turnguard/testkit for all three protocols.
  */
 import { scenario } from '@turnguard/testkit';

@@ -1,5 +1,5 @@
 /**
- * Issue 4 property: for random fault schedules (cut points, errors, missing
+ * R1/R4 property: for random fault schedules (cut points, errors, missing
  * usage, aborts) over all three protocols — at most one recovery request per
  * turn (≤ 2 segments besides R1 retries), exactly one `recordTurn`, one
  * physical sample per request, nothing after the final event, and usage that
@@ -88,7 +88,7 @@ const scheduleArbitrary = fc.record({
 
 const isFinal = (event: TurnEvent): boolean => event.type === 'finish' || event.type === 'error';
 
-describe('runTurn property over random fault schedules (issue 4)', () => {
+describe('runTurn property over random fault schedules (R1, R4)', () => {
   it('bounds recovery, records one turn, ends with one final event, never invents a zero', async () => {
     await fc.assert(
       fc.asyncProperty(scheduleArbitrary, async ({ protocol, replies, abortAtEvent, stopIteratingAtEvent }) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 18: one spelling per option. `retry.fallbackModel` and
+ * Decision 0261: one spelling per option. `retry.fallbackModel` and
  * `retry.refreshCredentials` are the options; `hooks.fallbackModel` and
  * `hooks.refreshCredentials` still work but each gets a typed
  * `DEPRECATED_OPTION` warning event first, and `retry.*` wins when both are given.
@@ -16,7 +16,7 @@ const protocol = 'chat' as const;
 const isDeprecation = (event: AgentLoopEvent): event is DeprecatedOptionWarning =>
   event.type === 'warning' && 'code' in event && event.code === 'DEPRECATED_OPTION';
 
-describe('deprecated hooks.* spellings (issue 18, R1.7, R1.9)', () => {
+describe('deprecated hooks.* spellings (decision 0261, R1.7, R1.9)', () => {
   it('each hooks.* option given gets one typed warning, before anything else, and still works', async () => {
     enqueue(upstream, protocol, reply(protocol).httpError(401), reply(protocol).text('Done.'));
     const refreshCredentials = vi.fn(async () => ({ apiKey: 'sk-from-hook' }));

@@ -163,7 +163,7 @@ describe.each(PROTOCOLS)('agent loop recovery on %s (R3.2, R3.6, R3.7, R3.9, R1)
   });
 });
 
-// Chat classifies OpenAI's `image_too_large` and a 413 as media_too_large too (issue 18).
+// Chat classifies OpenAI's `image_too_large` and a 413 as media_too_large too (R3.6).
 describe.each(['chat', 'messages', 'responses'] as const)('agent loop media errors on %s (R3.6)', (protocol) => {
   const mediaError = () =>
     protocol === 'messages'

@@ -37,7 +37,7 @@ describe('R6.2 logical turns', () => {
     expect(file?.turns.map((turn) => turn.outcome)).toEqual([...outcomes, 'failed']);
   });
 
-  it('a recovered turn is 2 physical requests (1 failed) but 1 logical turn with 0 failures (seed Issue #15)', async () => {
+  it('a recovered turn is 2 physical requests (1 failed) but 1 logical turn with 0 failures (R6.1, R6.2)', async () => {
     const store = openStore();
     void store.recordUsage(createTestSample({ ok: false, attempt: 0, recoveryAttempt: false, recoveryScheduled: true, recovered: false, noUsage: true, usage: createTestSample({}).usage }));
     void store.recordUsage(createTestSample({ ok: true, errorCode: undefined, attempt: 1, recoveryAttempt: true, recoveryScheduled: false, recovered: true }));
