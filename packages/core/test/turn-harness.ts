@@ -24,7 +24,7 @@ export function targetBaseUrl(protocol: Protocol, baseUrl = BASE_URL): string {
   return protocol === 'messages' ? baseUrl.replace(/\/v1$/, '') : baseUrl;
 }
 
-// Four declared tools: some upstreams fingerprint the declarations (seeds/004), so recovery keeps them.
+// Four declared tools: some upstreams fingerprint the declarations, so recovery keeps them and disables tool calling in the dialect instead (R4.5).
 const TOOLS = ['read_file', 'write_file', 'run_shell', 'search'].map((name) => ({
   name,
   description: `${name} tool`,

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { DebugDump, Message, Protocol } from '../../src/index.js';
 import { collect, enqueue, PROTOCOLS, reply, sentBodies, sentConversation, startLoop, startUpstream, textOfEntry, toolIdsSent } from './loop-harness.js';
 
-// seeds/002 mechanisms and seeds/000 retry scenarios, through the real adapters and the testkit upstream.
+// The agent loop's recovery mechanisms and retry scenarios (R3, decision 0090), through the real adapters and the testkit upstream.
 const { upstream, server } = startUpstream();
 afterEach(() => {
   upstream.reset();

@@ -17,7 +17,7 @@ import {
   truncated,
 } from './loop-harness.js';
 
-// seeds/000 acceptance scenarios, on all three protocols, through the real adapters and the testkit upstream.
+// Output-token truncation (R3.3, R3.4), on all three protocols, through the real adapters and the testkit upstream.
 const EXACT = 'Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';
 const { upstream, server } = startUpstream();
 afterEach(() => upstream.reset());
@@ -25,7 +25,7 @@ afterAll(() => server.close());
 
 const reasonsOf = (transitions: { reason: string }[]) => transitions.map((transition) => transition.reason);
 
-describe.each(PROTOCOLS)('agent loop truncation on %s (R3.3, R3.4, seeds/000)', (protocol) => {
+describe.each(PROTOCOLS)('agent loop truncation on %s (R3.3, R3.4)', (protocol) => {
   it('escalates the cap once, then continues with the exact hidden meta message', async () => {
     expect(MAX_OUTPUT_TOKENS_RECOVERY_MESSAGE).toBe(EXACT);
     enqueue(
