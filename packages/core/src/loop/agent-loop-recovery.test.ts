@@ -8,7 +8,6 @@ import {
   startFakeLoop,
   text,
   toolCall,
-  type FakeReply,
 } from './fake-sampler.test-helper.js';
 import { FALLBACK_TOOL_RESULT, STRIPPED_IMAGE_TEXT } from './loop-messages.js';
 

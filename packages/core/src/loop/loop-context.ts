@@ -2,7 +2,6 @@ import type { ProtocolAdapter } from '../adapter/protocol-adapter.js';
 import type { RetryOptions } from '../retry/with-retry.js';
 import type { ToolErrorReport } from '../tools/execute-tool.js';
 import type { ToolHandler } from '../tools/tool-handler.js';
-import type { Message } from '../types/message.js';
 import type { TurnSettings } from '../types/turn-settings.js';
 import type { AgentLoopHooks, AgentLoopState, SampleTurn, Transition } from './loop-types.js';
 

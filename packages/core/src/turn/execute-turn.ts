@@ -12,7 +12,7 @@ import { runAttempt, type AttemptPlan, type SegmentRun } from './run-attempt.js'
 import { decideSegmentRecovery, describeRecoveryFailure, withoutDroppedToolCalls, type CutFacts } from './segment-recovery.js';
 import { recordTurnTelemetry } from '../telemetry/record-turn-telemetry.js';
 import type { Turn } from './turn.js';
-import type { SegmentRecord, TurnRecovery, TurnResult } from './turn-result.js';
+import type { TurnRecovery, TurnResult } from './turn-result.js';
 
 /**
  * The logical turn (R4): segment 1 under `withRetry` (R1), at most one

@@ -6,7 +6,6 @@ import type { DecodedStreamEvent, TurnEvent } from '../types/turn-event.js';
 import type { ToolDefinition } from '../types/tool-definition.js';
 import type { ByteStream } from '../stream/byte-stream.js';
 
-/** A tiny native format for runTurn's unit tests: one JSON object per line. */
 /** The fake natives' shape: what their request edits touch. */
 interface FakeNativeFields {
   model: string;
@@ -32,6 +31,7 @@ export function fakeNativeEdits<Native extends FakeNativeFields>(): Pick<
   };
 }
 
+/** A tiny native format for runTurn's unit tests: one JSON object per line. */
 export interface FakeNative {
   model: string;
   messages: Message[];

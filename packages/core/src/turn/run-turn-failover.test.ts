@@ -12,9 +12,8 @@ import {
   type ChainNative,
   type ChainReply,
 } from './fake-chain-wire.test-helper.js';
-import { runTurn, type RunTurnOptions } from './run-turn.js';
+import type { RunTurnOptions } from './run-turn.js';
 import { FAST_BUDGET as FAST, startChainTurn as setup } from './chain-turn.test-helper.js';
-
 
 const ok = (text = 'Fallback answer.'): ChainReply => ({ lines: [{ t: text }, { u: { in: 9, out: 3 } }, { end: 'stop' }] });
 const status = (code: number, body?: string): ChainReply => ({ status: code, ...(body === undefined ? {} : { body }) });
