@@ -72,7 +72,6 @@ function expectCutAfterOutput(outcome: ClientOutcome, streamed: { text: string; 
 const FINAL_AFTER_OUTPUT = (code: string): string =>
   `The turn failed after part of its answer had reached the client (${code}). It is final: the gateway already retried and recovered what it could, and sending the same request again would run the whole turn again.`;
 
-/** What a retried turn costs at least (one backoff) and at most (the bound). */
 /**
  * A fault after output with a fallback configured: a streaming client keeps what it read and gets a
  * final error, never a resend (it would repeat the answer); a JSON client was shown nothing, so the
@@ -88,6 +87,7 @@ function expectFaultAfterOutput(outcome: ClientOutcome, mode: Mode, pair: { prim
   }
 }
 
+/** What a retried turn costs at least (one backoff) and at most (the bound). */
 function expectOneBackoff(outcome: ClientOutcome): void {
   expect(outcome.ms).toBeGreaterThanOrEqual(settings.firstBackoffMs - 5);
   expect(outcome.ms).toBeLessThan(settings.turnBoundMs);
