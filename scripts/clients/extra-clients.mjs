@@ -1,6 +1,6 @@
 // Two more real agent CLIs for the offline harness: opencode (the AI SDK, here through its
 // OpenAI-compatible provider) and Qwen Code (the openai SDK), installed once into
-// .cache/clients/extra-<versions>/ (git-ignored) like install-clients.mjs does.
+// .cache/clients/opencode-<v>-qwen-<v>/ (git-ignored) by install-clients.mjs's installOnce.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
